@@ -1,0 +1,68 @@
+#include "domain/assignors/assignor.hpp"
+
+#include <algorithm>
+
+namespace troupe {
+
+namespace detail {
+
+// Defined in registry.cpp.
+std::vector<size_t>
+member_order(const std::vector<member_subscription>& members);
+group_assignment
+empty_assignment(const std::vector<member_subscription>& members,
+                 const std::vector<size_t>& order);
+
+} // namespace detail
+
+namespace {
+
+/// Topic -> ranks (positions in member order) of its subscribers, ascending,
+/// for the topics that have partition metadata.
+std::map<std::string, std::vector<size_t>>
+subscribers_by_topic(const partition_counts& topics,
+                     const std::vector<member_subscription>& members,
+                     const std::vector<size_t>& order) {
+  std::map<std::string, std::vector<size_t>> result;
+  for (size_t rank = 0; rank < order.size(); ++rank)
+    for (auto& topic : members[order[rank]].topics)
+      if (topics.count(topic) > 0) {
+        auto& ranks = result[topic];
+        if (ranks.empty() || ranks.back() != rank) // listed twice
+          ranks.push_back(rank);
+      }
+  return result;
+}
+
+/// The subscriber Kafka's CircularIterator stops at: the first one at or
+/// after `cursor`, wrapping around. A binary search instead of stepping
+/// member by member, so sparse subscriptions do not cost O(members).
+size_t next_subscriber(const std::vector<size_t>& ranks, size_t cursor) {
+  auto it = std::lower_bound(ranks.begin(), ranks.end(), cursor);
+  return it != ranks.end() ? *it : ranks.front();
+}
+
+} // namespace
+
+// Kafka's RoundRobinAssignor: all partitions sorted by (topic, partition)
+// dealt over the sorted members in a circle, skipping members that do not
+// subscribe to the partition's topic.
+group_assignment
+assign_roundrobin(const partition_counts& topics,
+                  const std::vector<member_subscription>& members) {
+  auto order = detail::member_order(members);
+  std::vector<std::vector<topic_partition>> lists(order.size());
+  size_t cursor = 0;
+  for (auto& [topic, ranks] : subscribers_by_topic(topics, members, order))
+    for (int32_t p = 0; p < topics.at(topic); ++p) {
+      auto rank = next_subscriber(ranks, cursor);
+      lists[rank].push_back(topic_partition{topic, p});
+      cursor = (rank + 1) % order.size();
+    }
+  auto result = detail::empty_assignment(members, order);
+  for (size_t rank = 0; rank < order.size(); ++rank)
+    result[members[order[rank]].member_id] = std::move(lists[rank]);
+  return result;
+}
+
+} // namespace troupe

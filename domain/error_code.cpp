@@ -1,0 +1,159 @@
+#include "domain/error_code.hpp"
+
+namespace troupe {
+
+namespace {
+
+struct error_info {
+  error_code code;
+  std::string_view name;
+  std::string_view message;
+  bool retriable;
+};
+
+// Names and messages as Kafka's org.apache.kafka.common.protocol.Errors.
+constexpr error_info errors[] = {
+  {error_code::unknown_server_error, "UNKNOWN_SERVER_ERROR",
+   "The server experienced an unexpected error when processing the request.",
+   false},
+  {error_code::none, "NONE", "", false},
+  {error_code::offset_out_of_range, "OFFSET_OUT_OF_RANGE",
+   "The requested offset is not within the range of offsets maintained by "
+   "the server.",
+   false},
+  {error_code::corrupt_message, "CORRUPT_MESSAGE",
+   "This message has failed its CRC checksum, exceeds the valid size, has a "
+   "null key for a compacted topic, or is otherwise corrupt.",
+   true},
+  {error_code::unknown_topic_or_partition, "UNKNOWN_TOPIC_OR_PARTITION",
+   "This server does not host this topic-partition.", true},
+  {error_code::invalid_fetch_size, "INVALID_FETCH_SIZE",
+   "The requested fetch size is invalid.", false},
+  {error_code::leader_not_available, "LEADER_NOT_AVAILABLE",
+   "There is no leader for this topic-partition as we are in the middle of a "
+   "leadership election.",
+   true},
+  {error_code::not_leader_or_follower, "NOT_LEADER_OR_FOLLOWER",
+   "For requests intended only for the leader, this error indicates that the "
+   "broker is not the current leader.",
+   true},
+  {error_code::request_timed_out, "REQUEST_TIMED_OUT",
+   "The request timed out.", true},
+  {error_code::broker_not_available, "BROKER_NOT_AVAILABLE",
+   "The broker is not available.", false},
+  {error_code::replica_not_available, "REPLICA_NOT_AVAILABLE",
+   "The replica is not available for the requested topic-partition.", true},
+  {error_code::message_too_large, "MESSAGE_TOO_LARGE",
+   "The request included a message larger than the max message size the "
+   "server will accept.",
+   false},
+  {error_code::stale_controller_epoch, "STALE_CONTROLLER_EPOCH",
+   "The controller moved to another broker.", false},
+  {error_code::offset_metadata_too_large, "OFFSET_METADATA_TOO_LARGE",
+   "The metadata field of the offset request was too large.", false},
+  {error_code::network_exception, "NETWORK_EXCEPTION",
+   "The server disconnected before a response was received.", true},
+  {error_code::coordinator_load_in_progress, "COORDINATOR_LOAD_IN_PROGRESS",
+   "The coordinator is loading and hence can't process requests.", true},
+  {error_code::coordinator_not_available, "COORDINATOR_NOT_AVAILABLE",
+   "The coordinator is not available.", true},
+  {error_code::not_coordinator, "NOT_COORDINATOR",
+   "This is not the correct coordinator.", true},
+  {error_code::invalid_topic_exception, "INVALID_TOPIC_EXCEPTION",
+   "The request attempted to perform an operation on an invalid topic.",
+   false},
+  {error_code::record_list_too_large, "RECORD_LIST_TOO_LARGE",
+   "The request included message batch larger than the configured segment "
+   "size on the server.",
+   false},
+  {error_code::not_enough_replicas, "NOT_ENOUGH_REPLICAS",
+   "Messages are rejected since there are fewer in-sync replicas than "
+   "required.",
+   true},
+  {error_code::not_enough_replicas_after_append,
+   "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
+   "Messages are written to the log, but to fewer in-sync replicas than "
+   "required.",
+   true},
+  {error_code::invalid_required_acks, "INVALID_REQUIRED_ACKS",
+   "Produce request specified an invalid value for required acks.", false},
+  {error_code::illegal_generation, "ILLEGAL_GENERATION",
+   "Specified group generation id is not valid.", false},
+  {error_code::inconsistent_group_protocol, "INCONSISTENT_GROUP_PROTOCOL",
+   "The group member's supported protocols are incompatible with those of "
+   "existing members or first group member tried to join with empty "
+   "protocol type or empty protocol list.",
+   false},
+  {error_code::invalid_group_id, "INVALID_GROUP_ID",
+   "The configured groupId is invalid.", false},
+  {error_code::unknown_member_id, "UNKNOWN_MEMBER_ID",
+   "The coordinator is not aware of this member.", false},
+  {error_code::invalid_session_timeout, "INVALID_SESSION_TIMEOUT",
+   "The session timeout is not within the range allowed by the broker (as "
+   "configured by group.min.session.timeout.ms and "
+   "group.max.session.timeout.ms).",
+   false},
+  {error_code::rebalance_in_progress, "REBALANCE_IN_PROGRESS",
+   "The group is rebalancing, so a rejoin is needed.", false},
+  {error_code::invalid_commit_offset_size, "INVALID_COMMIT_OFFSET_SIZE",
+   "The committing offset data size is not valid.", false},
+  {error_code::unsupported_version, "UNSUPPORTED_VERSION",
+   "The version of API is not supported.", false},
+  {error_code::topic_already_exists, "TOPIC_ALREADY_EXISTS",
+   "Topic with this name already exists.", false},
+  {error_code::invalid_partitions, "INVALID_PARTITIONS",
+   "Number of partitions is below 1.", false},
+  {error_code::invalid_replication_factor, "INVALID_REPLICATION_FACTOR",
+   "Replication factor is below 1 or larger than the number of available "
+   "brokers.",
+   false},
+  {error_code::invalid_request, "INVALID_REQUEST",
+   "This most likely occurs because of a request being malformed by the "
+   "client library or the message was sent to an incompatible broker.",
+   false},
+  {error_code::non_empty_group, "NON_EMPTY_GROUP",
+   "The group is not empty.", false},
+  {error_code::group_id_not_found, "GROUP_ID_NOT_FOUND",
+   "The group id does not exist.", false},
+  {error_code::member_id_required, "MEMBER_ID_REQUIRED",
+   "The group member needs to have a valid member id before actually "
+   "entering a consumer group.",
+   false},
+  {error_code::group_max_size_reached, "GROUP_MAX_SIZE_REACHED",
+   "The consumer group has reached its max size.", false},
+  {error_code::fenced_instance_id, "FENCED_INSTANCE_ID",
+   "The broker rejected this static consumer since another consumer with the "
+   "same group.instance.id has registered with a different member.id.",
+   false},
+};
+
+const error_info* find(error_code code) noexcept {
+  for (const auto& e : errors)
+    if (e.code == code)
+      return &e;
+  return nullptr;
+}
+
+} // namespace
+
+std::string_view error_name(error_code code) noexcept {
+  auto e = find(code);
+  return e ? e->name : "UNKNOWN_SERVER_ERROR";
+}
+
+std::string_view error_message(error_code code) noexcept {
+  auto e = find(code);
+  return e ? e->message : errors[0].message;
+}
+
+error_code error_from_int(int16_t value) noexcept {
+  auto code = static_cast<error_code>(value);
+  return find(code) ? code : error_code::unknown_server_error;
+}
+
+bool is_retriable(error_code code) noexcept {
+  auto e = find(code);
+  return e && e->retriable;
+}
+
+} // namespace troupe

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace troupe {
+
+/// Kafka's error codes, by Kafka's numbers. The one error vocabulary from the
+/// group state machine to the REST body and the wire.
+enum class error_code : int16_t {
+  unknown_server_error = -1,
+  none = 0,
+  offset_out_of_range = 1,
+  corrupt_message = 2,
+  unknown_topic_or_partition = 3,
+  invalid_fetch_size = 4,
+  leader_not_available = 5,
+  not_leader_or_follower = 6,
+  request_timed_out = 7,
+  broker_not_available = 8,
+  replica_not_available = 9,
+  message_too_large = 10,
+  stale_controller_epoch = 11,
+  offset_metadata_too_large = 12,
+  network_exception = 13,
+  coordinator_load_in_progress = 14,
+  coordinator_not_available = 15,
+  not_coordinator = 16,
+  invalid_topic_exception = 17,
+  record_list_too_large = 18,
+  not_enough_replicas = 19,
+  not_enough_replicas_after_append = 20,
+  invalid_required_acks = 21,
+  illegal_generation = 22,
+  inconsistent_group_protocol = 23,
+  invalid_group_id = 24,
+  unknown_member_id = 25,
+  invalid_session_timeout = 26,
+  rebalance_in_progress = 27,
+  invalid_commit_offset_size = 28,
+  unsupported_version = 35,
+  topic_already_exists = 36,
+  invalid_partitions = 37,
+  invalid_replication_factor = 38,
+  invalid_request = 42,
+  non_empty_group = 68,
+  group_id_not_found = 69,
+  member_id_required = 79,
+  group_max_size_reached = 81,
+  fenced_instance_id = 82,
+};
+
+/// Kafka's upper-case name, e.g. "ILLEGAL_GENERATION".
+std::string_view error_name(error_code code) noexcept;
+
+/// Kafka's one-line description of the error.
+std::string_view error_message(error_code code) noexcept;
+
+/// Maps a wire value back; unknown numbers give unknown_server_error.
+error_code error_from_int(int16_t value) noexcept;
+
+constexpr int16_t to_int(error_code code) noexcept {
+  return static_cast<int16_t>(code);
+}
+
+/// True for errors after which a Kafka client retries the same request.
+bool is_retriable(error_code code) noexcept;
+
+} // namespace troupe

@@ -1,0 +1,1075 @@
+#include "domain/group.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace troupe {
+
+namespace {
+
+const char* no_member = "";
+
+/// Invariant check in Redpanda's style: a broken invariant is a bug in this
+/// class, never a consequence of input, so it stops the process loudly.
+[[noreturn]] void invariant_failed(const std::string& group_id,
+                                   const std::string& what) {
+  std::fprintf(stderr, "troupe: group %s: %s\n", group_id.c_str(),
+               what.c_str());
+  std::abort();
+}
+
+bool valid_previous_state(group_state from, group_state to) {
+  // Kafka's GroupState.validPreviousStates.
+  switch (to) {
+    case group_state::dead:
+      return true;
+    case group_state::completing_rebalance:
+      return from == group_state::preparing_rebalance;
+    case group_state::stable:
+      return from == group_state::completing_rebalance;
+    case group_state::preparing_rebalance:
+      return from == group_state::stable
+             || from == group_state::completing_rebalance
+             || from == group_state::empty;
+    case group_state::empty:
+      return from == group_state::preparing_rebalance;
+  }
+  return false;
+}
+
+join_group_response join_error(const std::string& member_id, error_code e) {
+  join_group_response r;
+  r.error = e;
+  r.member_id = member_id;
+  return r;
+}
+
+sync_group_response sync_error(error_code e) {
+  sync_group_response r;
+  r.error = e;
+  return r;
+}
+
+} // namespace
+
+std::string_view state_name(group_state state) noexcept {
+  switch (state) {
+    case group_state::empty:
+      return "Empty";
+    case group_state::preparing_rebalance:
+      return "PreparingRebalance";
+    case group_state::completing_rebalance:
+      return "CompletingRebalance";
+    case group_state::stable:
+      return "Stable";
+    case group_state::dead:
+      return "Dead";
+  }
+  return "Unknown";
+}
+
+const bytes* group_member::metadata_for(std::string_view protocol) const
+  noexcept {
+  for (const auto& p : protocols)
+    if (p.name == protocol)
+      return &p.metadata;
+  return nullptr;
+}
+
+// -- constructors ---------------------------------------------------------------
+
+group::group(std::string group_id, group_config config,
+             std::unique_ptr<offset_store> offsets, uint64_t seed)
+  : group_id_(std::move(group_id)),
+    config_(config),
+    offsets_(offsets ? std::move(offsets)
+                     : std::make_unique<memory_offset_store>()),
+    rng_(seed) {
+  // nop
+}
+
+// -- observers ------------------------------------------------------------------
+
+const group_member* group::member(const std::string& member_id) const {
+  auto i = members_.find(member_id);
+  return i == members_.end() ? nullptr : &i->second;
+}
+
+group_member* group::find_member(const std::string& member_id) {
+  auto i = members_.find(member_id);
+  return i == members_.end() ? nullptr : &i->second;
+}
+
+std::vector<const group_member*> group::members_in_join_order() const {
+  std::vector<const group_member*> result;
+  result.reserve(members_.size());
+  for (const auto& [seq, id] : join_order_)
+    result.push_back(&members_.at(id));
+  return result;
+}
+
+int32_t group::rebalance_timeout_ms() const {
+  int32_t result = 0;
+  for (const auto& [id, m] : members_)
+    result = std::max(result, m.rebalance_timeout_ms);
+  return result;
+}
+
+// -- JoinGroup ------------------------------------------------------------------
+
+error_code group::validate_ids(const std::string& member_id,
+                               const std::string& instance_id) const {
+  auto limit = static_cast<size_t>(config_.max_id_length);
+  if (member_id.size() > limit || instance_id.size() > limit)
+    return error_code::invalid_request;
+  return error_code::none;
+}
+
+maybe_parked<join_group_response>
+group::join(const join_group_request& req, int64_t now_ms) {
+  auto reject = [&](error_code e) {
+    return maybe_parked<join_group_response>{join_error(req.member_id, e), {}};
+  };
+  // Kafka's handleJoinGroup checks, in Kafka's order.
+  if (req.group_id != group_id_ || req.group_id.empty()
+      || req.group_id.size() > static_cast<size_t>(config_.max_id_length))
+    return reject(error_code::invalid_group_id);
+  if (state_ == group_state::dead)
+    return reject(error_code::coordinator_not_available);
+  if (req.session_timeout_ms < config_.min_session_timeout_ms
+      || req.session_timeout_ms > config_.max_session_timeout_ms)
+    return reject(error_code::invalid_session_timeout);
+  // -1 means "not given" (JoinGroup v0): the session timeout is used.
+  if (req.rebalance_timeout_ms < -1)
+    return reject(error_code::invalid_request);
+  if (auto e = validate_ids(req.member_id, req.group_instance_id);
+      e != error_code::none)
+    return reject(e);
+  if (!accept_joining_member(req.member_id, req.group_instance_id)) {
+    // Kafka removes a known member that no longer fits.
+    if (has_member(req.member_id))
+      remove_member_and_update_group(req.member_id,
+                                     "group.max.size reached", now_ms);
+    return {join_error(no_member, error_code::group_max_size_reached), {}};
+  }
+  auto result = req.member_id.empty() ? join_new_member(req, now_ms)
+                                      : join_current_member(req, now_ms);
+  // Kafka: attempt to complete the JoinGroup barrier after every join.
+  if (state_ == group_state::preparing_rebalance)
+    try_complete_join(now_ms);
+  return result;
+}
+
+maybe_parked<join_group_response>
+group::join_new_member(const join_group_request& req, int64_t now_ms) {
+  if (!supports_protocols(req.protocol_type, req.protocols))
+    return {join_error(no_member, error_code::inconsistent_group_protocol),
+            {}};
+  auto prefix = req.group_instance_id.empty() ? req.client_id
+                                              : req.group_instance_id;
+  auto new_member_id = generate_member_id(prefix);
+  if (!req.group_instance_id.empty()) {
+    // KIP-345: a static member is known by its instance id; it never needs
+    // MEMBER_ID_REQUIRED.
+    if (static_members_.count(req.group_instance_id))
+      return update_static_member_and_rebalance(new_member_id, req, now_ms);
+    return add_member_and_rebalance(new_member_id, req, now_ms);
+  }
+  if (req.require_known_member_id) {
+    // KIP-394: hand out the id and let the member come back with it.
+    pending_members_.emplace(new_member_id,
+                             std::make_pair(now_ms, req.session_timeout_ms));
+    start_session(new_member_id, req.session_timeout_ms);
+    return {join_error(new_member_id, error_code::member_id_required), {}};
+  }
+  return add_member_and_rebalance(new_member_id, req, now_ms);
+}
+
+maybe_parked<join_group_response>
+group::join_current_member(const join_group_request& req, int64_t now_ms) {
+  auto reject = [&](error_code e) {
+    return maybe_parked<join_group_response>{join_error(req.member_id, e), {}};
+  };
+  if (!supports_protocols(req.protocol_type, req.protocols))
+    return reject(error_code::inconsistent_group_protocol);
+  if (is_pending_member(req.member_id)) {
+    // A pending id belongs to a dynamic member; a static join with it is
+    // malformed.
+    if (!req.group_instance_id.empty())
+      return reject(error_code::unknown_member_id);
+    return add_member_and_rebalance(req.member_id, req, now_ms);
+  }
+  if (is_static_member_fenced(req.member_id, req.group_instance_id))
+    return reject(error_code::fenced_instance_id);
+  auto m = find_member(req.member_id);
+  if (!m
+      || (!req.group_instance_id.empty()
+          && !static_members_.count(req.group_instance_id)))
+    return reject(error_code::unknown_member_id);
+  switch (state_) {
+    case group_state::preparing_rebalance:
+      return update_member_and_rebalance(*m, req, "member rejoining");
+    case group_state::completing_rebalance: {
+      // A retry during CompletingRebalance with unchanged metadata gets the
+      // same answer again; changed metadata starts a new rebalance.
+      if (m->protocols == req.protocols)
+        return {current_join_answer(*m), {}};
+      return update_member_and_rebalance(*m, req, "member changed metadata");
+    }
+    case group_state::stable:
+      if (m->member_id == leader_ || m->protocols != req.protocols)
+        return update_member_and_rebalance(
+          *m, req,
+          m->member_id == leader_ ? "leader rejoining"
+                                  : "member changed metadata");
+      return {current_join_answer(*m), {}};
+    case group_state::empty:
+    case group_state::dead:
+      break;
+  }
+  return reject(error_code::unknown_member_id);
+}
+
+join_group_response group::current_join_answer(const group_member& m) const {
+  join_group_response r;
+  r.generation_id = generation_;
+  r.protocol_type = protocol_type_;
+  r.protocol_name = protocol_name_;
+  r.leader = leader_;
+  r.member_id = m.member_id;
+  if (m.member_id == leader_) {
+    for (auto* other : members_in_join_order()) {
+      auto md = other->metadata_for(protocol_name_);
+      r.members.push_back({other->member_id, other->group_instance_id,
+                           md ? *md : bytes{}});
+    }
+  }
+  return r;
+}
+
+maybe_parked<join_group_response>
+group::add_member_and_rebalance(const std::string& member_id,
+                                const join_group_request& req,
+                                int64_t now_ms) {
+  group_member m;
+  m.member_id = member_id;
+  m.group_instance_id = req.group_instance_id;
+  m.client_id = req.client_id;
+  m.client_host = req.client_host;
+  m.protocol_type = req.protocol_type;
+  m.protocols = req.protocols;
+  m.session_timeout_ms = req.session_timeout_ms;
+  m.rebalance_timeout_ms = req.rebalance_timeout_ms < 0
+                             ? req.session_timeout_ms
+                             : req.rebalance_timeout_ms;
+  m.last_heartbeat_ms = now_ms;
+  m.is_new = true;
+  // Kafka: only a group at generation 0 lets new members extend the initial
+  // rebalance delay.
+  if (state_ == group_state::preparing_rebalance && generation_ == 0)
+    new_member_added_ = true;
+  bool was_pending = pending_members_.erase(member_id) > 0;
+  auto& added = add_member(std::move(m));
+  set_awaiting_join(added, true);
+  if (added.is_static())
+    static_members_[added.group_instance_id] = member_id;
+  if (!was_pending)
+    start_session(member_id, config_.new_member_join_timeout_ms);
+  maybe_prepare_rebalance("adding new member " + member_id);
+  return {std::nullopt, member_id};
+}
+
+maybe_parked<join_group_response>
+group::update_member_and_rebalance(group_member& m,
+                                   const join_group_request& req,
+                                   const char* reason) {
+  update_member_protocols(m, req.protocols);
+  m.rebalance_timeout_ms = req.rebalance_timeout_ms < 0
+                             ? req.session_timeout_ms
+                             : req.rebalance_timeout_ms;
+  if (req.session_timeout_ms < m.session_timeout_ms)
+    start_session(m.member_id, req.session_timeout_ms); // check sooner
+  m.session_timeout_ms = req.session_timeout_ms;
+  set_awaiting_join(m, true);
+  maybe_prepare_rebalance(std::string{reason} + " " + m.member_id);
+  return {std::nullopt, m.member_id};
+}
+
+maybe_parked<join_group_response>
+group::update_static_member_and_rebalance(const std::string& new_member_id,
+                                          const join_group_request& req,
+                                          int64_t now_ms) {
+  // Kafka's replaceStaticMember: the instance keeps its place and its
+  // assignment under a new member id; the old id is fenced.
+  auto old_id = static_members_.at(req.group_instance_id);
+  auto old_leader = leader_;
+  auto node = members_.extract(old_id);
+  auto& old = node.mapped();
+  if (old.awaiting_join) {
+    effects_.join_answers.emplace_back(
+      old_id, join_error(old_id, error_code::fenced_instance_id));
+  }
+  if (old.awaiting_sync) {
+    old.awaiting_sync = false;
+    effects_.sync_answers.emplace_back(
+      old_id, sync_error(error_code::fenced_instance_id));
+  }
+  node.key() = new_member_id;
+  node.mapped().member_id = new_member_id;
+  join_order_[node.mapped().join_seq] = new_member_id;
+  auto& m = members_.insert(std::move(node)).position->second;
+  if (leader_ == old_id)
+    leader_ = new_member_id;
+  static_members_[req.group_instance_id] = new_member_id;
+  if (pending_sync_.erase(old_id))
+    pending_sync_.insert(new_member_id);
+  stop_session(old_id);
+  start_session(new_member_id, req.session_timeout_ms);
+  m.last_heartbeat_ms = now_ms;
+  m.client_id = req.client_id;
+  m.client_host = req.client_host;
+  m.session_timeout_ms = req.session_timeout_ms;
+  m.rebalance_timeout_ms = req.rebalance_timeout_ms < 0
+                             ? req.session_timeout_ms
+                             : req.rebalance_timeout_ms;
+  update_member_protocols(m, req.protocols);
+  // The replaced member's parked join (if any) was answered above; the new
+  // id now waits in its place.
+  if (!m.awaiting_join)
+    set_awaiting_join(m, true);
+  switch (state_) {
+    case group_state::stable: {
+      // Kafka: no rebalance when the protocol the group would choose stays
+      // the same; the member gets the current generation and keeps its
+      // assignment. The old leader id is returned so that the rejoined
+      // member does not run a trivial assignment.
+      if (select_protocol() == protocol_name_) {
+        set_awaiting_join(m, false);
+        join_group_response r;
+        r.generation_id = generation_;
+        r.protocol_type = protocol_type_;
+        r.protocol_name = protocol_name_;
+        r.leader = old_leader;
+        r.member_id = new_member_id;
+        return {std::move(r), {}};
+      }
+      maybe_prepare_rebalance("static member " + req.group_instance_id
+                              + " changed protocol");
+      break;
+    }
+    case group_state::completing_rebalance:
+      // The leader may already have assigned to the old id.
+      prepare_rebalance("static member " + req.group_instance_id
+                        + " replaced during CompletingRebalance");
+      break;
+    case group_state::preparing_rebalance:
+      break;
+    case group_state::empty:
+    case group_state::dead:
+      invariant_failed(group_id_, "static member replaced in state "
+                                    + std::string{state_name(state_)});
+  }
+  return {std::nullopt, new_member_id};
+}
+
+// -- rebalance barrier -----------------------------------------------------------
+
+bool group::can_rebalance() const noexcept {
+  return valid_previous_state(state_, group_state::preparing_rebalance);
+}
+
+void group::maybe_prepare_rebalance(const std::string& reason) {
+  if (can_rebalance())
+    prepare_rebalance(reason);
+}
+
+void group::prepare_rebalance(const std::string& reason) {
+  // Kafka: members waiting for their SyncGroup answer must rejoin.
+  if (state_ == group_state::completing_rebalance)
+    reset_and_propagate_assignment_error(error_code::rebalance_in_progress);
+  cancel_sync_timer();
+  if (state_ == group_state::empty) {
+    // InitialDelayedJoin(delay, remaining = max(rebalanceTimeout - delay, 0))
+    initial_delay_ms_ = config_.initial_rebalance_delay_ms;
+    initial_remaining_ms_ = std::max<int64_t>(
+      rebalance_timeout_ms() - config_.initial_rebalance_delay_ms, 0);
+    transition_to(group_state::preparing_rebalance, reason);
+    arm_join_timer(initial_delay_ms_, true);
+  } else {
+    transition_to(group_state::preparing_rebalance, reason);
+    arm_join_timer(rebalance_timeout_ms(), false);
+  }
+}
+
+void group::arm_join_timer(int64_t delay_ms, bool initial) {
+  join_timer_initial_ = initial;
+  effects_.join_timer = timer_request{++join_epoch_, delay_ms};
+}
+
+void group::arm_sync_timer(int64_t delay_ms) {
+  effects_.sync_timer = timer_request{++sync_epoch_, delay_ms};
+}
+
+bool group::all_members_joined() const noexcept {
+  return members_.size() == num_awaiting_join_ && pending_members_.empty();
+}
+
+void group::try_complete_join(int64_t now_ms) {
+  // The initial delay never completes early (InitialDelayedJoin.tryComplete
+  // is false); the rebalance timeout completes as soon as all have joined.
+  if (state_ == group_state::preparing_rebalance && !join_timer_initial_
+      && all_members_joined())
+    complete_join(now_ms);
+}
+
+void group::on_join_timer(uint64_t epoch, int64_t now_ms) {
+  if (epoch != join_epoch_ || state_ != group_state::preparing_rebalance)
+    return;
+  if (join_timer_initial_ && new_member_added_ && initial_remaining_ms_ != 0) {
+    // Kafka's InitialDelayedJoin.onComplete: re-arm with min(delay,
+    // remaining) while new members keep arriving, bounded in total by the
+    // rebalance timeout.
+    new_member_added_ = false;
+    auto delay = std::min<int64_t>(config_.initial_rebalance_delay_ms,
+                                   initial_remaining_ms_);
+    initial_remaining_ms_ =
+      std::max<int64_t>(initial_remaining_ms_ - initial_delay_ms_, 0);
+    initial_delay_ms_ = delay;
+    arm_join_timer(delay, true);
+    return;
+  }
+  complete_join(now_ms);
+}
+
+void group::complete_join(int64_t now_ms) {
+  // Kafka's onCompleteJoin. Dynamic members that did not rejoin are gone;
+  // static ones stay (they may come back with their instance id).
+  std::vector<std::string> not_rejoined;
+  for (const auto& [seq, id] : join_order_) {
+    const auto& m = members_.at(id);
+    if (!m.awaiting_join && !m.is_static())
+      not_rejoined.push_back(id);
+  }
+  for (const auto& id : not_rejoined) {
+    stop_session(id);
+    remove_member(id);
+  }
+  if (state_ == group_state::dead)
+    return;
+  if (!maybe_elect_new_joined_leader() && !members_.empty()) {
+    // Nobody rejoined: wait another rebalance timeout for sessions to
+    // expire the silent members.
+    arm_join_timer(rebalance_timeout_ms(), false);
+    return;
+  }
+  init_next_generation();
+  if (state_ == group_state::empty)
+    return;
+  for (const auto& [seq, id] : join_order_) {
+    auto& m = members_.at(id);
+    if (m.awaiting_join)
+      answer_join(m, current_join_answer(m));
+    m.last_heartbeat_ms = now_ms;
+    if (m.is_new) {
+      // From now on the session timeout applies, not the new-member one.
+      m.is_new = false;
+      start_session(id, m.session_timeout_ms);
+    }
+    pending_sync_.insert(id);
+  }
+  arm_sync_timer(rebalance_timeout_ms());
+}
+
+bool group::maybe_elect_new_joined_leader() {
+  if (leader_.empty())
+    return false;
+  if (members_.at(leader_).awaiting_join)
+    return true;
+  for (const auto& [seq, id] : join_order_) {
+    if (members_.at(id).awaiting_join) {
+      leader_ = id;
+      return true;
+    }
+  }
+  return false;
+}
+
+void group::init_next_generation() {
+  ++generation_;
+  pending_sync_.clear();
+  if (!members_.empty()) {
+    protocol_name_ = select_protocol();
+    transition_to(group_state::completing_rebalance,
+                  "all members joined or rebalance timeout");
+  } else {
+    protocol_name_.clear();
+    transition_to(group_state::empty, "no members left");
+  }
+}
+
+std::string group::select_protocol() const {
+  // Kafka's selectProtocol: candidates are the protocols every member
+  // supports; each member votes for its first candidate; most votes wins.
+  // Kafka breaks ties by hash order; troupe by the leader's preference, so
+  // the choice is deterministic.
+  auto is_candidate = [this](const std::string& name) {
+    auto i = supported_protocols_.find(name);
+    return i != supported_protocols_.end() && i->second == members_.size();
+  };
+  std::unordered_map<std::string, size_t> votes;
+  for (const auto& [id, m] : members_) {
+    for (const auto& p : m.protocols) {
+      if (is_candidate(p.name)) {
+        ++votes[p.name];
+        break;
+      }
+    }
+  }
+  const auto& ranking = members_.at(leader_).protocols;
+  std::string best;
+  size_t best_votes = 0;
+  for (const auto& p : ranking) {
+    auto i = votes.find(p.name);
+    if (i != votes.end() && i->second > best_votes) {
+      best = p.name;
+      best_votes = i->second;
+    }
+  }
+  return best;
+}
+
+// -- SyncGroup ------------------------------------------------------------------
+
+maybe_parked<sync_group_response>
+group::sync(const sync_group_request& req, int64_t now_ms) {
+  auto reject = [](error_code e) {
+    return maybe_parked<sync_group_response>{sync_error(e), {}};
+  };
+  if (req.group_id != group_id_)
+    return reject(error_code::invalid_group_id);
+  if (state_ == group_state::dead)
+    return reject(error_code::coordinator_not_available);
+  if (is_static_member_fenced(req.member_id, req.group_instance_id))
+    return reject(error_code::fenced_instance_id);
+  auto m = find_member(req.member_id);
+  if (!m)
+    return reject(error_code::unknown_member_id);
+  if (req.generation_id != generation_)
+    return reject(error_code::illegal_generation);
+  if ((!req.protocol_type.empty() && req.protocol_type != protocol_type_)
+      || (!req.protocol_name.empty() && req.protocol_name != protocol_name_))
+    return reject(error_code::inconsistent_group_protocol);
+  switch (state_) {
+    case group_state::empty:
+      return reject(error_code::unknown_member_id);
+    case group_state::preparing_rebalance:
+      return reject(error_code::rebalance_in_progress);
+    case group_state::completing_rebalance: {
+      m->awaiting_sync = true;
+      pending_sync_.erase(m->member_id);
+      if (m->member_id == leader_) {
+        // The leader's assignment is relayed as given; members it left out
+        // get an empty assignment, entries for non-members are dropped.
+        std::unordered_map<std::string, bytes> assignment;
+        for (const auto& a : req.assignments)
+          if (members_.count(a.member_id))
+            assignment[a.member_id] = a.assignment;
+        set_and_propagate_assignment(std::move(assignment), now_ms);
+        transition_to(group_state::stable, "leader sent the assignment");
+      }
+      return {std::nullopt, req.member_id};
+    }
+    case group_state::stable: {
+      pending_sync_.erase(m->member_id);
+      m->last_heartbeat_ms = now_ms;
+      sync_group_response r;
+      r.protocol_type = protocol_type_;
+      r.protocol_name = protocol_name_;
+      r.assignment = m->assignment;
+      return {std::move(r), {}};
+    }
+    case group_state::dead:
+      break;
+  }
+  return reject(error_code::coordinator_not_available);
+}
+
+void group::set_and_propagate_assignment(
+  std::unordered_map<std::string, bytes> assignment, int64_t now_ms) {
+  for (auto& [id, m] : members_) {
+    auto i = assignment.find(id);
+    m.assignment = i == assignment.end() ? bytes{} : std::move(i->second);
+  }
+  propagate_assignment(error_code::none, now_ms);
+}
+
+void group::reset_and_propagate_assignment_error(error_code error) {
+  for (auto& [id, m] : members_)
+    m.assignment.clear();
+  propagate_assignment(error, -1);
+}
+
+void group::propagate_assignment(error_code error, int64_t now_ms) {
+  for (const auto& [seq, id] : join_order_) {
+    auto& m = members_.at(id);
+    if (!m.awaiting_sync)
+      continue;
+    sync_group_response r;
+    r.error = error;
+    r.protocol_type = protocol_type_;
+    r.protocol_name = protocol_name_;
+    r.assignment = m.assignment;
+    answer_sync(m, std::move(r));
+    if (now_ms >= 0)
+      m.last_heartbeat_ms = now_ms;
+  }
+}
+
+void group::on_sync_timer(uint64_t epoch, int64_t now_ms) {
+  if (epoch != sync_epoch_)
+    return;
+  if (state_ != group_state::completing_rebalance
+      && state_ != group_state::stable)
+    return;
+  if (pending_sync_.empty())
+    return;
+  // Kafka's onExpirePendingSync: members that never sent SyncGroup are
+  // removed, and the rest rebalance without them.
+  std::vector<std::string> expired(pending_sync_.begin(), pending_sync_.end());
+  std::sort(expired.begin(), expired.end());
+  std::string names;
+  for (const auto& id : expired) {
+    names += names.empty() ? id : ", " + id;
+    stop_session(id);
+    remove_member(id);
+  }
+  pending_sync_.clear();
+  maybe_prepare_rebalance("removing " + names
+                          + " on pending sync request expiration");
+  try_complete_join(now_ms);
+}
+
+// -- Heartbeat ------------------------------------------------------------------
+
+heartbeat_response group::heartbeat(const heartbeat_request& req,
+                                    int64_t now_ms) {
+  auto answer = [](error_code e) { return heartbeat_response{e}; };
+  if (req.group_id != group_id_)
+    return answer(error_code::invalid_group_id);
+  if (state_ == group_state::dead)
+    return answer(error_code::coordinator_not_available);
+  if (is_static_member_fenced(req.member_id, req.group_instance_id))
+    return answer(error_code::fenced_instance_id);
+  auto m = find_member(req.member_id);
+  if (!m)
+    return answer(error_code::unknown_member_id);
+  if (req.generation_id != generation_)
+    return answer(error_code::illegal_generation);
+  switch (state_) {
+    case group_state::empty:
+      return answer(error_code::unknown_member_id);
+    case group_state::completing_rebalance:
+    case group_state::stable:
+      m->last_heartbeat_ms = now_ms;
+      return answer(error_code::none);
+    case group_state::preparing_rebalance:
+      m->last_heartbeat_ms = now_ms;
+      return answer(error_code::rebalance_in_progress);
+    case group_state::dead:
+      break;
+  }
+  return answer(error_code::coordinator_not_available);
+}
+
+// -- member sessions -------------------------------------------------------------
+
+std::optional<int64_t> group::check_session(const std::string& member_id,
+                                            int64_t now_ms) {
+  if (auto i = pending_members_.find(member_id); i != pending_members_.end()) {
+    // KIP-394: a pending member that does not come back within its session
+    // timeout is forgotten.
+    auto deadline = i->second.first + i->second.second;
+    if (now_ms < deadline)
+      return deadline - now_ms;
+    pending_members_.erase(i);
+    try_complete_join(now_ms);
+    return std::nullopt;
+  }
+  auto m = find_member(member_id);
+  if (!m)
+    return std::nullopt;
+  int64_t timeout = m->is_new ? config_.new_member_join_timeout_ms
+                              : m->session_timeout_ms;
+  auto deadline = m->last_heartbeat_ms + timeout;
+  if (now_ms < deadline)
+    return deadline - now_ms;
+  // Kafka's hasSatisfiedHeartbeat: members waiting in a barrier count as
+  // alive; the barrier resets their session when it completes.
+  if (!m->is_new && (m->awaiting_join || m->awaiting_sync))
+    return timeout;
+  remove_member_and_update_group(member_id, "session timeout of " + member_id,
+                                 now_ms);
+  return std::nullopt;
+}
+
+// -- LeaveGroup -----------------------------------------------------------------
+
+leave_group_response group::leave(const leave_group_request& req,
+                                  int64_t now_ms) {
+  leave_group_response result;
+  if (req.group_id != group_id_) {
+    result.error = error_code::invalid_group_id;
+    return result;
+  }
+  if (state_ == group_state::dead) {
+    result.error = error_code::coordinator_not_available;
+    return result;
+  }
+  for (const auto& who : req.members) {
+    member_leave_result r{who.member_id, who.group_instance_id,
+                          error_code::none};
+    if (who.member_id.empty()) {
+      // KIP-345: administrative removal by instance id.
+      auto i = static_members_.find(who.group_instance_id);
+      if (who.group_instance_id.empty() || i == static_members_.end())
+        r.error = error_code::unknown_member_id;
+      else
+        remove_member_and_update_group(i->second,
+                                       "static member "
+                                         + who.group_instance_id + " removed",
+                                       now_ms);
+    } else if (is_pending_member(who.member_id)) {
+      pending_members_.erase(who.member_id);
+      stop_session(who.member_id);
+      try_complete_join(now_ms);
+    } else if (is_static_member_fenced(who.member_id, who.group_instance_id)) {
+      r.error = error_code::fenced_instance_id;
+    } else if (has_member(who.member_id)) {
+      remove_member_and_update_group(who.member_id,
+                                     "member " + who.member_id + " left",
+                                     now_ms);
+    } else {
+      r.error = error_code::unknown_member_id;
+    }
+    result.members.push_back(std::move(r));
+  }
+  // LeaveGroup v0-v2 carry one member and report its error at the top.
+  if (result.members.size() == 1)
+    result.error = result.members.front().error;
+  return result;
+}
+
+// -- offsets ----------------------------------------------------------------------
+
+offset_commit_response group::commit(const offset_commit_request& req,
+                                     int64_t now_ms) {
+  offset_commit_response result;
+  auto all = [&](error_code e) {
+    for (const auto& p : req.partitions)
+      result.partitions.push_back({p.topic, p.partition, e});
+    return result;
+  };
+  // Kafka's validateOffsetCommit.
+  if (state_ == group_state::dead)
+    return all(error_code::coordinator_not_available);
+  if (req.generation_id >= 0 || !req.member_id.empty()
+      || !req.group_instance_id.empty()) {
+    if (is_static_member_fenced(req.member_id, req.group_instance_id))
+      return all(error_code::fenced_instance_id);
+    if (!has_member(req.member_id))
+      return all(error_code::unknown_member_id);
+    if (req.generation_id != generation_)
+      return all(error_code::illegal_generation);
+  } else if (state_ != group_state::empty) {
+    // A non-empty group takes commits from its members only.
+    return all(error_code::unknown_member_id);
+  }
+  switch (state_) {
+    case group_state::completing_rebalance:
+      // The member has the new generation but no assignment yet.
+      return all(error_code::rebalance_in_progress);
+    case group_state::stable:
+    case group_state::preparing_rebalance:
+      // Commits still count as liveness; the rebalance is signalled through
+      // the heartbeat.
+      find_member(req.member_id)->last_heartbeat_ms = now_ms;
+      break;
+    case group_state::empty:
+    case group_state::dead:
+      break;
+  }
+  for (const auto& p : req.partitions) {
+    auto e = error_code::none;
+    if (p.metadata.size()
+        > static_cast<size_t>(config_.offset_metadata_max_bytes))
+      e = error_code::offset_metadata_too_large;
+    else if (p.topic.empty() || p.partition < 0)
+      e = error_code::unknown_topic_or_partition;
+    else
+      offsets_->put({p.topic, p.partition},
+                    {p.offset, p.leader_epoch, p.metadata, now_ms});
+    result.partitions.push_back({p.topic, p.partition, e});
+  }
+  return result;
+}
+
+offset_fetch_response group::fetch(const offset_fetch_request& req) const {
+  offset_fetch_response result;
+  auto add = [&](const topic_partition& tp,
+                 const std::optional<committed_offset>& c) {
+    offset_fetch_partition p;
+    p.topic = tp.topic;
+    p.partition = tp.partition;
+    if (c) {
+      p.offset = c->offset;
+      p.leader_epoch = c->leader_epoch;
+      p.metadata = c->metadata;
+    }
+    result.partitions.push_back(std::move(p));
+  };
+  if (req.partitions.empty()) {
+    for (const auto& [tp, c] : offsets_->all())
+      add(tp, c);
+  } else {
+    for (const auto& tp : req.partitions)
+      add(tp, offsets_->get(tp));
+  }
+  return result;
+}
+
+// -- describe -----------------------------------------------------------------------
+
+described_group group::describe() const {
+  // Kafka's GroupMetadata.summary: metadata and assignments only while
+  // Stable.
+  described_group d;
+  d.group_id = group_id_;
+  d.state = std::string{state_name(state_)};
+  d.protocol_type = protocol_type_;
+  d.generation_id = generation_;
+  d.leader = leader_;
+  bool stable = state_ == group_state::stable;
+  if (stable)
+    d.protocol_data = protocol_name_;
+  for (auto* m : members_in_join_order()) {
+    described_member dm;
+    dm.member_id = m->member_id;
+    dm.group_instance_id = m->group_instance_id;
+    dm.client_id = m->client_id;
+    dm.client_host = m->client_host;
+    if (stable) {
+      if (auto md = m->metadata_for(protocol_name_))
+        dm.metadata = *md;
+      dm.assignment = m->assignment;
+    }
+    d.members.push_back(std::move(dm));
+  }
+  return d;
+}
+
+listed_group group::listing() const {
+  return {group_id_, protocol_type_, std::string{state_name(state_)}};
+}
+
+// -- teardown ---------------------------------------------------------------------
+
+void group::shutdown(error_code reason) {
+  if (state_ == group_state::dead)
+    return;
+  transition_to(group_state::dead, "coordinator gave up the group");
+  for (auto& [id, m] : members_) {
+    if (m.awaiting_join)
+      answer_join(m, join_error(id, reason));
+    if (m.awaiting_sync)
+      answer_sync(m, sync_error(reason));
+    stop_session(id);
+  }
+  for (const auto& [id, since] : pending_members_)
+    stop_session(id);
+  ++join_epoch_;
+  cancel_sync_timer();
+}
+
+// -- membership -------------------------------------------------------------------
+
+group_member& group::add_member(group_member m) {
+  if (members_.empty())
+    protocol_type_ = m.protocol_type;
+  if (leader_.empty())
+    leader_ = m.member_id;
+  m.join_seq = next_join_seq_++;
+  for (const auto& p : m.protocols)
+    ++supported_protocols_[p.name];
+  join_order_.emplace(m.join_seq, m.member_id);
+  auto id = m.member_id;
+  return members_.emplace(std::move(id), std::move(m)).first->second;
+}
+
+void group::remove_member(const std::string& member_id) {
+  auto i = members_.find(member_id);
+  if (i == members_.end())
+    return;
+  auto& m = i->second;
+  for (const auto& p : m.protocols)
+    --supported_protocols_[p.name];
+  if (m.awaiting_join)
+    --num_awaiting_join_;
+  if (m.is_static()) {
+    auto s = static_members_.find(m.group_instance_id);
+    if (s != static_members_.end() && s->second == member_id)
+      static_members_.erase(s);
+  }
+  join_order_.erase(m.join_seq);
+  pending_sync_.erase(member_id);
+  members_.erase(i);
+  // Kafka: the leader leaving hands leadership to another member.
+  if (leader_ == member_id)
+    leader_ = join_order_.empty() ? std::string{}
+                                  : join_order_.begin()->second;
+}
+
+void group::remove_member_and_update_group(const std::string& member_id,
+                                           const std::string& reason,
+                                           int64_t now_ms) {
+  auto m = find_member(member_id);
+  if (!m)
+    return;
+  // A removed member's parked requests learn that it is gone.
+  if (m->awaiting_join)
+    answer_join(*m, join_error(member_id, error_code::unknown_member_id));
+  if (m->awaiting_sync)
+    answer_sync(*m, sync_error(error_code::unknown_member_id));
+  stop_session(member_id);
+  remove_member(member_id);
+  switch (state_) {
+    case group_state::stable:
+    case group_state::completing_rebalance:
+      maybe_prepare_rebalance(reason);
+      try_complete_join(now_ms);
+      break;
+    case group_state::preparing_rebalance:
+      try_complete_join(now_ms);
+      break;
+    case group_state::empty:
+    case group_state::dead:
+      break;
+  }
+}
+
+void group::update_member_protocols(group_member& m,
+                                    std::vector<join_protocol> protocols) {
+  for (const auto& p : m.protocols)
+    --supported_protocols_[p.name];
+  m.protocols = std::move(protocols);
+  for (const auto& p : m.protocols)
+    ++supported_protocols_[p.name];
+}
+
+void group::set_awaiting_join(group_member& m, bool value) {
+  if (m.awaiting_join == value)
+    return;
+  m.awaiting_join = value;
+  if (value)
+    ++num_awaiting_join_;
+  else
+    --num_awaiting_join_;
+}
+
+bool group::supports_protocols(
+  const std::string& type, const std::vector<join_protocol>& protocols) const {
+  // Kafka's supportsProtocols: an empty group takes any non-empty type and
+  // protocol list; otherwise the type must match and at least one protocol
+  // must be supported by every current member.
+  if (type.empty() || protocols.empty())
+    return false;
+  if (members_.empty())
+    return true;
+  if (type != protocol_type_)
+    return false;
+  for (const auto& p : protocols) {
+    auto i = supported_protocols_.find(p.name);
+    if (i != supported_protocols_.end() && i->second == members_.size())
+      return true;
+  }
+  return false;
+}
+
+bool group::accept_joining_member(const std::string& member_id,
+                                  const std::string& instance_id) const {
+  // Kafka's acceptJoiningMember, plus: a static member replacing its own
+  // instance does not grow the group.
+  if (!instance_id.empty() && static_members_.count(instance_id))
+    return true;
+  auto max = static_cast<size_t>(config_.max_size);
+  switch (state_) {
+    case group_state::empty:
+    case group_state::dead:
+      return true;
+    case group_state::preparing_rebalance: {
+      auto m = member(member_id);
+      return (m && m->awaiting_join) || num_awaiting_join_ < max;
+    }
+    case group_state::completing_rebalance:
+    case group_state::stable:
+      return has_member(member_id) || members_.size() < max;
+  }
+  return false;
+}
+
+bool group::is_static_member_fenced(const std::string& member_id,
+                                    const std::string& instance_id) const {
+  if (instance_id.empty())
+    return false;
+  auto i = static_members_.find(instance_id);
+  return i != static_members_.end() && i->second != member_id;
+}
+
+std::string group::generate_member_id(const std::string& prefix) {
+  // Kafka: clientId (or group.instance.id) + "-" + a random UUID.
+  auto a = rng_();
+  auto b = rng_();
+  a = (a & 0xFFFFFFFFFFFF0FFFull) | 0x0000000000004000ull; // version 4
+  b = (b & 0x3FFFFFFFFFFFFFFFull) | 0x8000000000000000ull; // variant 1
+  char uuid[37];
+  std::snprintf(uuid, sizeof(uuid), "%08x-%04x-%04x-%04x-%012llx",
+                static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xFFFF),
+                static_cast<unsigned>(a & 0xFFFF),
+                static_cast<unsigned>(b >> 48),
+                static_cast<unsigned long long>(b & 0xFFFFFFFFFFFFull));
+  return prefix + "-" + uuid;
+}
+
+// -- helpers --------------------------------------------------------------------
+
+void group::transition_to(group_state target, std::string reason) {
+  if (!valid_previous_state(state_, target))
+    invariant_failed(group_id_, "invalid state transition from "
+                                  + std::string{state_name(state_)} + " to "
+                                  + std::string{state_name(target)});
+  effects_.transitions.push_back(
+    {state_, target, generation_, std::move(reason)});
+  state_ = target;
+}
+
+void group::answer_join(group_member& m, join_group_response answer) {
+  set_awaiting_join(m, false);
+  effects_.join_answers.emplace_back(m.member_id, std::move(answer));
+}
+
+void group::answer_sync(group_member& m, sync_group_response answer) {
+  m.awaiting_sync = false;
+  effects_.sync_answers.emplace_back(m.member_id, std::move(answer));
+}
+
+void group::start_session(const std::string& member_id,
+                          int64_t first_check_ms) {
+  effects_.sessions_started.emplace_back(member_id, first_check_ms);
+}
+
+void group::stop_session(const std::string& member_id) {
+  effects_.sessions_stopped.push_back(member_id);
+}
+
+} // namespace troupe

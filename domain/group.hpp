@@ -1,0 +1,325 @@
+#pragma once
+
+// Kafka's consumer-group state machine (kafka.coordinator.group.
+// GroupCoordinator + GroupMetadata), as a plain class: no actors, no clocks.
+// The caller passes the current time in, parks the requests this class says
+// are parked, and carries out the effects it collects: answers to parked
+// JoinGroup/SyncGroup requests, timers to arm, member sessions to start or
+// stop. Comments that restate Kafka's semantics say so.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "domain/group_config.hpp"
+#include "domain/offset_store.hpp"
+#include "messages/group_messages.hpp"
+
+namespace troupe {
+
+enum class group_state : uint8_t {
+  empty,
+  preparing_rebalance,
+  completing_rebalance,
+  stable,
+  dead,
+};
+
+/// Kafka's name of a state: "Empty", "PreparingRebalance", ...
+std::string_view state_name(group_state state) noexcept;
+
+struct group_member {
+  std::string member_id;
+  std::string group_instance_id;
+  std::string client_id;
+  std::string client_host;
+  std::string protocol_type;
+  /// In the member's order of preference.
+  std::vector<join_protocol> protocols;
+  int32_t session_timeout_ms = 0;
+  int32_t rebalance_timeout_ms = 0;
+  bytes assignment;
+  /// Order of first join; the leader is re-elected in this order.
+  uint64_t join_seq = 0;
+  int64_t last_heartbeat_ms = 0;
+  bool awaiting_join = false;
+  bool awaiting_sync = false;
+  /// Joined during the current rebalance, not yet part of a generation.
+  bool is_new = false;
+
+  bool is_static() const noexcept {
+    return !group_instance_id.empty();
+  }
+
+  const bytes* metadata_for(std::string_view protocol) const noexcept;
+};
+
+/// A timer the caller arms; when it fires, the caller hands the epoch back.
+/// A newer arm of the same timer makes older epochs stale.
+struct timer_request {
+  uint64_t epoch = 0;
+  int64_t delay_ms = 0;
+};
+
+struct state_transition {
+  group_state from;
+  group_state to;
+  int32_t generation;
+  std::string reason;
+};
+
+/// What a call asks the caller to do.
+struct group_effects {
+  /// Answers for parked JoinGroup requests, by member id.
+  std::vector<std::pair<std::string, join_group_response>> join_answers;
+  /// Answers for parked SyncGroup requests, by member id.
+  std::vector<std::pair<std::string, sync_group_response>> sync_answers;
+  std::optional<timer_request> join_timer;
+  std::optional<timer_request> sync_timer;
+  /// Member sessions to start, or to re-arm when already running (member
+  /// id, next check after ms).
+  std::vector<std::pair<std::string, int64_t>> sessions_started;
+  std::vector<std::string> sessions_stopped;
+  std::vector<state_transition> transitions;
+
+  bool empty() const noexcept {
+    return join_answers.empty() && sync_answers.empty() && !join_timer
+           && !sync_timer && sessions_started.empty()
+           && sessions_stopped.empty() && transitions.empty();
+  }
+};
+
+/// The result of a request that may be parked: either an answer now, or
+/// parked under a member id until an effect answers it.
+template <class Response>
+struct maybe_parked {
+  std::optional<Response> answer;
+  std::string parked_member_id;
+
+  bool parked() const noexcept {
+    return !answer.has_value();
+  }
+};
+
+class group {
+public:
+  // -- constructors ----------------------------------------------------------
+
+  group(std::string group_id, group_config config,
+        std::unique_ptr<offset_store> offsets, uint64_t seed);
+
+  group(const group&) = delete;
+  group& operator=(const group&) = delete;
+
+  // -- requests --------------------------------------------------------------
+
+  maybe_parked<join_group_response> join(const join_group_request& req,
+                                         int64_t now_ms);
+
+  maybe_parked<sync_group_response> sync(const sync_group_request& req,
+                                         int64_t now_ms);
+
+  heartbeat_response heartbeat(const heartbeat_request& req, int64_t now_ms);
+
+  leave_group_response leave(const leave_group_request& req, int64_t now_ms);
+
+  offset_commit_response commit(const offset_commit_request& req,
+                                int64_t now_ms);
+
+  offset_fetch_response fetch(const offset_fetch_request& req) const;
+
+  described_group describe() const;
+
+  listed_group listing() const;
+
+  // -- timers ------------------------------------------------------------------
+
+  /// The join timer fired (initial rebalance delay or rebalance timeout).
+  void on_join_timer(uint64_t epoch, int64_t now_ms);
+
+  /// The pending-sync timer fired (rebalance timeout after the JoinGroup
+  /// barrier completed).
+  void on_sync_timer(uint64_t epoch, int64_t now_ms);
+
+  /// A member session's timer fired. Returns when to check again, or
+  /// nullopt when the session is over (the member expired or is gone).
+  std::optional<int64_t> check_session(const std::string& member_id,
+                                       int64_t now_ms);
+
+  // -- teardown ------------------------------------------------------------------
+
+  /// The coordinator gives the group up (Kafka's onGroupUnloaded): the group
+  /// becomes Dead and every parked request is answered with `reason`.
+  void shutdown(error_code reason);
+
+  // -- effects ---------------------------------------------------------------------
+
+  group_effects take_effects() {
+    return std::exchange(effects_, group_effects{});
+  }
+
+  // -- observers -------------------------------------------------------------------
+
+  const std::string& id() const noexcept {
+    return group_id_;
+  }
+  group_state state() const noexcept {
+    return state_;
+  }
+  int32_t generation() const noexcept {
+    return generation_;
+  }
+  const std::string& leader() const noexcept {
+    return leader_;
+  }
+  const std::string& protocol_type() const noexcept {
+    return protocol_type_;
+  }
+  const std::string& protocol_name() const noexcept {
+    return protocol_name_;
+  }
+  size_t size() const noexcept {
+    return members_.size();
+  }
+  bool has_member(const std::string& member_id) const {
+    return members_.count(member_id) > 0;
+  }
+  const group_member* member(const std::string& member_id) const;
+  bool is_pending_member(const std::string& member_id) const {
+    return pending_members_.count(member_id) > 0;
+  }
+  /// Members in join order.
+  std::vector<const group_member*> members_in_join_order() const;
+  /// Largest rebalance timeout of the members (0 when empty).
+  int32_t rebalance_timeout_ms() const;
+  const group_config& config() const noexcept {
+    return config_;
+  }
+
+private:
+  // -- join paths (Kafka's doNewMemberJoinGroup / doCurrentMemberJoinGroup) --
+
+  maybe_parked<join_group_response>
+  join_new_member(const join_group_request& req, int64_t now_ms);
+
+  maybe_parked<join_group_response>
+  join_current_member(const join_group_request& req, int64_t now_ms);
+
+  maybe_parked<join_group_response>
+  add_member_and_rebalance(const std::string& member_id,
+                           const join_group_request& req, int64_t now_ms);
+
+  maybe_parked<join_group_response>
+  update_member_and_rebalance(group_member& m, const join_group_request& req,
+                              const char* reason);
+
+  maybe_parked<join_group_response>
+  update_static_member_and_rebalance(const std::string& new_member_id,
+                                     const join_group_request& req,
+                                     int64_t now_ms);
+
+  join_group_response current_join_answer(const group_member& m) const;
+
+  // -- rebalance barrier -------------------------------------------------------
+
+  bool can_rebalance() const noexcept;
+  void maybe_prepare_rebalance(const std::string& reason);
+  void prepare_rebalance(const std::string& reason);
+  void try_complete_join(int64_t now_ms);
+  void complete_join(int64_t now_ms);
+  bool all_members_joined() const noexcept;
+  bool maybe_elect_new_joined_leader();
+  void init_next_generation();
+  std::string select_protocol() const;
+  void arm_join_timer(int64_t delay_ms, bool initial);
+  void arm_sync_timer(int64_t delay_ms);
+  void cancel_sync_timer() {
+    ++sync_epoch_;
+  }
+
+  // -- SyncGroup ----------------------------------------------------------------
+
+  void set_and_propagate_assignment(
+    std::unordered_map<std::string, bytes> assignment, int64_t now_ms);
+  void reset_and_propagate_assignment_error(error_code error);
+  void propagate_assignment(error_code error, int64_t now_ms);
+
+  // -- membership -----------------------------------------------------------------
+
+  group_member& add_member(group_member m);
+  void remove_member(const std::string& member_id);
+  void remove_member_and_update_group(const std::string& member_id,
+                                      const std::string& reason,
+                                      int64_t now_ms);
+  void update_member_protocols(group_member& m,
+                               std::vector<join_protocol> protocols);
+  void set_awaiting_join(group_member& m, bool value);
+  bool supports_protocols(const std::string& protocol_type,
+                          const std::vector<join_protocol>& protocols) const;
+  bool accept_joining_member(const std::string& member_id,
+                             const std::string& instance_id) const;
+  bool is_static_member_fenced(const std::string& member_id,
+                               const std::string& instance_id) const;
+  std::string generate_member_id(const std::string& prefix);
+  group_member* find_member(const std::string& member_id);
+
+  // -- helpers -------------------------------------------------------------------
+
+  void transition_to(group_state target, std::string reason);
+  void answer_join(group_member& m, join_group_response answer);
+  void answer_sync(group_member& m, sync_group_response answer);
+  void start_session(const std::string& member_id, int64_t first_check_ms);
+  void stop_session(const std::string& member_id);
+  error_code validate_ids(const std::string& member_id,
+                          const std::string& instance_id) const;
+
+  // -- state -----------------------------------------------------------------------
+
+  std::string group_id_;
+  group_config config_;
+  std::unique_ptr<offset_store> offsets_;
+  std::mt19937_64 rng_;
+
+  group_state state_ = group_state::empty;
+  int32_t generation_ = 0;
+  std::string protocol_type_;
+  std::string protocol_name_;
+  std::string leader_;
+
+  std::unordered_map<std::string, group_member> members_;
+  std::map<uint64_t, std::string> join_order_;
+  uint64_t next_join_seq_ = 0;
+  /// Protocol name -> number of members supporting it.
+  std::unordered_map<std::string, size_t> supported_protocols_;
+  size_t num_awaiting_join_ = 0;
+  /// group.instance.id -> member id.
+  std::unordered_map<std::string, std::string> static_members_;
+  /// KIP-394: members that were handed an id and must rejoin with it,
+  /// with the time they got it and their session timeout.
+  std::unordered_map<std::string, std::pair<int64_t, int32_t>>
+    pending_members_;
+  /// Members that got their JoinGroup answer but have not sent SyncGroup.
+  std::unordered_set<std::string> pending_sync_;
+
+  // Join timer: the initial rebalance delay (InitialDelayedJoin) or the
+  // rebalance timeout (DelayedJoin).
+  uint64_t join_epoch_ = 0;
+  bool join_timer_initial_ = false;
+  int64_t initial_delay_ms_ = 0;
+  int64_t initial_remaining_ms_ = 0;
+  bool new_member_added_ = false;
+
+  uint64_t sync_epoch_ = 0;
+
+  group_effects effects_;
+};
+
+} // namespace troupe

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace troupe {
+
+/// Broker-side group settings, named and defaulted as Kafka's.
+struct group_config {
+  /// group.min.session.timeout.ms
+  int32_t min_session_timeout_ms = 6000;
+  /// group.max.session.timeout.ms
+  int32_t max_session_timeout_ms = 1800000;
+  /// group.initial.rebalance.delay.ms
+  int32_t initial_rebalance_delay_ms = 3000;
+  /// group.max.size
+  int32_t max_size = std::numeric_limits<int32_t>::max();
+  /// offset.metadata.max.bytes
+  int32_t offset_metadata_max_bytes = 4096;
+  /// How long a new member's pending JoinGroup may wait before it is dropped
+  /// (Kafka's GroupCoordinator.NewMemberJoinTimeoutMs, not configurable).
+  int32_t new_member_join_timeout_ms = 300000;
+  /// Longest group id / member id / instance id accepted: Kafka's strings
+  /// are int16-length prefixed.
+  int32_t max_id_length = 32767;
+};
+
+} // namespace troupe

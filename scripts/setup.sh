@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every Debian package troupe needs to build, run and test.
+# Idempotent: packages already present are not fetched again.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libcaf-dev            # actors and remoting (CAF 0.17.6)
+  libboost-dev          # Beast / Asio (gateway)
+  libprotobuf-dev protobuf-compiler
+  catch2                # unit and actor tests
+  libspdlog-dev libfmt-dev
+  libcli11-dev          # command-line parsing
+  python3               # plot script
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -q
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
