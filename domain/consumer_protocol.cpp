@@ -24,7 +24,7 @@ constexpr size_t min_topic_partitions_size = min_string_size + min_int32_size;
 // numbers cannot turn a small buffer into gigabytes of strings.
 constexpr size_t max_topic_name_size = 249;
 
-// -- writing -------------------------------------------------------------------
+// -- writing ------------------------------------------------------------------
 
 class writer {
 public:
@@ -108,7 +108,7 @@ int16_t clamp_version(int16_t version) {
   return std::clamp<int16_t>(version, 0, max_subscription_version);
 }
 
-// -- reading -------------------------------------------------------------------
+// -- reading ------------------------------------------------------------------
 
 /// Bounds-checked big-endian reader; every read fails (returns false) rather
 /// than reading past the end, and counts are checked against what remains.
@@ -240,7 +240,7 @@ bool read_version(reader& in, int16_t& version) {
 
 } // namespace
 
-// -- subscription --------------------------------------------------------------
+// -- subscription -------------------------------------------------------------
 
 bytes encode_subscription(const consumer_subscription& x, int16_t version) {
   version = clamp_version(version);
@@ -275,7 +275,7 @@ std::optional<consumer_subscription> decode_subscription(const bytes& buf) {
   return x;
 }
 
-// -- assignment ----------------------------------------------------------------
+// -- assignment ---------------------------------------------------------------
 
 bytes encode_assignment(const consumer_assignment& x, int16_t version) {
   writer out;
@@ -295,7 +295,7 @@ std::optional<consumer_assignment> decode_assignment(const bytes& buf) {
   return x;
 }
 
-// -- assignor user data --------------------------------------------------------
+// -- assignor user data -------------------------------------------------------
 
 bytes encode_sticky_user_data(const std::vector<topic_partition>& owned,
                               int32_t generation) {

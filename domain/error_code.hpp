@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace troupe {
@@ -61,6 +62,11 @@ error_code error_from_int(int16_t value) noexcept;
 
 constexpr int16_t to_int(error_code code) noexcept {
   return static_cast<int16_t>(code);
+}
+
+/// For printing (CAF's to_string of messages picks this up).
+inline std::string to_string(error_code code) {
+  return std::string{error_name(code)};
 }
 
 /// True for errors after which a Kafka client retries the same request.

@@ -187,7 +187,7 @@ sticky_input prepare(const partition_counts& counts,
   return in;
 }
 
-// -- identical subscriptions ---------------------------------------------------
+// -- identical subscriptions --------------------------------------------------
 
 /// AbstractStickyAssignor's ConstrainedAssignmentBuilder: every member ends
 /// with minQuota or maxQuota partitions, exactly P % C of them with maxQuota.
@@ -293,7 +293,7 @@ private:
   std::vector<bool> assigned_;
 };
 
-// -- differing subscriptions ---------------------------------------------------
+// -- differing subscriptions --------------------------------------------------
 
 /// The general case (Kafka's GeneralAssignmentBuilder, simplified): keep
 /// valid owned partitions, give each unassigned partition to its least
@@ -444,7 +444,7 @@ private:
   std::vector<std::map<size_t, held>> held_;
 };
 
-// -- both assignors ------------------------------------------------------------
+// -- both assignors -----------------------------------------------------------
 
 std::vector<std::vector<size_t>> sticky_lists(const sticky_input& in) {
   if (in.order.empty())
@@ -455,9 +455,10 @@ std::vector<std::vector<size_t>> sticky_lists(const sticky_input& in) {
 }
 
 /// A partition another member still owns must be revoked by that member
-/// before anyone else may take it (KIP-429); contested partitions may be
-/// held by several, so they wait too, as Kafka's partitionsTransferring
-/// Ownership does with partitionsWithMultiplePreviousOwners.
+/// before anyone else may take it (KIP-429). A contested partition may still
+/// be held by several members, so it waits too: Kafka's constrained path
+/// puts partitionsWithMultiplePreviousOwners among the partitions
+/// transferring ownership.
 bool owned_by_other(const sticky_input& in, size_t rank, size_t id) {
   auto owner = in.prev_owner[id];
   return in.contested[id] || (owner != npos && owner != rank);
@@ -479,8 +480,9 @@ group_assignment to_assignment(const sticky_input& in,
 
 } // namespace
 
-group_assignment assign_sticky(const partition_counts& topics,
-                               const std::vector<member_subscription>& members) {
+group_assignment
+assign_sticky(const partition_counts& topics,
+              const std::vector<member_subscription>& members) {
   auto in = prepare(topics, members);
   return to_assignment(in, sticky_lists(in));
 }

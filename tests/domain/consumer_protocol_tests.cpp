@@ -11,7 +11,7 @@ using namespace troupe;
 
 namespace {
 
-// -- building expected bytes by hand ---------------------------------------------
+// -- building expected bytes by hand ------------------------------------------
 
 bytes i16(int16_t x) {
   auto u = static_cast<uint16_t>(x);
@@ -88,7 +88,7 @@ bytes prefix(const bytes& x, size_t n) {
 
 } // namespace
 
-// -- wire layout ---------------------------------------------------------------
+// -- wire layout --------------------------------------------------------------
 
 TEST_CASE("consumer protocol subscription v0 is topics then user data") {
   const bytes wire{
@@ -184,7 +184,7 @@ TEST_CASE("consumer protocol assignment is partitions by topic then user "
         == cat({i16(0), bytes(wire.begin() + 2, wire.end())}));
 }
 
-// -- round trips ---------------------------------------------------------------
+// -- round trips --------------------------------------------------------------
 
 TEST_CASE("consumer protocol subscription round trips in every version") {
   auto x = full_subscription();
@@ -239,7 +239,7 @@ TEST_CASE("consumer protocol ignores trailing bytes") {
   check_same(*y, as_of(full_subscription(), 0));
 }
 
-// -- malformed input -----------------------------------------------------------
+// -- malformed input ----------------------------------------------------------
 
 TEST_CASE("consumer protocol rejects negative versions") {
   auto wire = encode_subscription(full_subscription(), 1);
@@ -345,7 +345,7 @@ TEST_CASE("consumer protocol decoders survive random and mutated bytes") {
   }
 }
 
-// -- assignor user data --------------------------------------------------------
+// -- assignor user data -------------------------------------------------------
 
 TEST_CASE("sticky assignor user data v1 is the previous assignment and its "
           "generation") {

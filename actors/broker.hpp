@@ -1,0 +1,41 @@
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "domain/cluster_config.hpp"
+#include "messages/interfaces.hpp"
+
+namespace troupe {
+
+/// One per broker id. Finds each group's coordinator the Kafka way (the
+/// leader of __consumer_offsets partition abs(hash(group)) % N), runs the
+/// group_coordinator actors of the groups it coordinates, and answers
+/// NOT_COORDINATOR for the others.
+struct broker_state {
+  int32_t node_id = -1;
+  cluster_config config;
+  controller_actor controller;
+  event_listener_actor listener;
+  /// Every broker of the cluster, this one included, by node id.
+  std::vector<broker_info> peers;
+  std::unordered_map<std::string, group_coordinator_actor> groups;
+  uint64_t next_seed = 0;
+
+  static inline const char* name = "broker";
+};
+
+using broker_ptr = broker_actor::stateful_pointer<broker_state>;
+
+broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
+                                   cluster_config config,
+                                   controller_actor controller,
+                                   event_listener_actor listener);
+
+/// The broker that leads __consumer_offsets partition `partition` while
+/// leadership is static: brokers take partitions round-robin by node id.
+int32_t offsets_partition_leader(int32_t partition,
+                                 const std::vector<broker_info>& peers);
+
+} // namespace troupe

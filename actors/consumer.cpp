@@ -1,0 +1,540 @@
+#include "actors/consumer.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/clock.hpp"
+#include "domain/consumer_protocol.hpp"
+
+namespace troupe {
+
+rebalance_protocol protocol_of(const std::vector<std::string>& assignors) {
+  if (assignors.empty())
+    return rebalance_protocol::eager;
+  for (auto& name : assignors) {
+    auto a = find_assignor(name);
+    if (!a || a->protocol != rebalance_protocol::cooperative)
+      return rebalance_protocol::eager;
+  }
+  return rebalance_protocol::cooperative;
+}
+
+namespace {
+
+using partitions = std::vector<topic_partition>;
+
+partitions minus(const partitions& xs, const partitions& ys) {
+  std::set<topic_partition> drop(ys.begin(), ys.end());
+  partitions result;
+  for (auto& x : xs)
+    if (!drop.count(x))
+      result.push_back(x);
+  return result;
+}
+
+void emit(consumer_ptr self, consumer_event_kind kind, partitions ps = {},
+          error_code error = error_code::none) {
+  auto& st = self->state;
+  if (!st.listener)
+    return;
+  consumer_event ev;
+  ev.consumer = st.config.name;
+  ev.kind = kind;
+  ev.member_id = st.member_id;
+  ev.generation = st.generation;
+  ev.leader = st.leader;
+  ev.protocol = st.protocol;
+  ev.partitions = std::move(ps);
+  ev.error = error;
+  ev.at_ms = now_ms(self);
+  self->send(st.listener, std::move(ev));
+}
+
+void stop_heartbeats(consumer_ptr self) {
+  ++self->state.heartbeat_epoch;
+}
+
+void schedule_rejoin(consumer_ptr self, int64_t delay_ms) {
+  auto epoch = ++self->state.rejoin_epoch;
+  self->delayed_send(self, ms(delay_ms), rejoin_tick{epoch});
+}
+
+void fail(consumer_ptr self, error_code e) {
+  auto& st = self->state;
+  spdlog::warn("consumer {}: stopped by {}", st.config.name, error_name(e));
+  st.phase = "failed";
+  st.last_error = e;
+  stop_heartbeats(self);
+  ++st.join_epoch;
+  ++st.rejoin_epoch;
+  emit(self, consumer_event_kind::failed, {}, e);
+}
+
+/// The partitions are gone without a clean revoke (Kafka's
+/// onPartitionsLost): the generation or membership is no longer valid.
+void lose_partitions(consumer_ptr self) {
+  auto& st = self->state;
+  if (!st.owned.empty())
+    emit(self, consumer_event_kind::lost, std::exchange(st.owned, {}));
+}
+
+void reset_generation(consumer_ptr self, bool reset_member_id) {
+  auto& st = self->state;
+  lose_partitions(self);
+  st.generation = -1;
+  st.protocol.clear();
+  st.leader = false;
+  if (reset_member_id)
+    st.member_id.clear();
+}
+
+void coordinator_unknown(consumer_ptr self) {
+  auto& st = self->state;
+  st.coordinator = nullptr;
+  st.phase = "unjoined";
+  stop_heartbeats(self);
+  ++st.join_epoch;
+  schedule_rejoin(self, st.config.retry_backoff_ms);
+}
+
+void join(consumer_ptr self);
+void discover(consumer_ptr self);
+
+/// Errors shared by every coordinator request; true when handled.
+bool handle_coordinator_error(consumer_ptr self, error_code e) {
+  switch (e) {
+    case error_code::not_coordinator:
+    case error_code::coordinator_not_available:
+      coordinator_unknown(self);
+      return true;
+    case error_code::coordinator_load_in_progress:
+      schedule_rejoin(self, self->state.config.retry_backoff_ms);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// -- heartbeats ------------------------------------------------------------------
+
+void schedule_heartbeat(consumer_ptr self) {
+  auto& st = self->state;
+  self->delayed_send(self, ms(st.config.heartbeat_interval_ms),
+                     heartbeat_tick{st.heartbeat_epoch});
+}
+
+void start_heartbeats(consumer_ptr self) {
+  stop_heartbeats(self);
+  schedule_heartbeat(self);
+}
+
+void on_heartbeat(consumer_ptr self, error_code e) {
+  auto& st = self->state;
+  switch (e) {
+    case error_code::none:
+      return;
+    case error_code::rebalance_in_progress:
+      // Kafka: rejoin; a cooperative member keeps its partitions meanwhile.
+      if (st.phase == "stable")
+        join(self);
+      return;
+    case error_code::illegal_generation:
+      reset_generation(self, false);
+      join(self);
+      return;
+    case error_code::unknown_member_id:
+      reset_generation(self, true);
+      join(self);
+      return;
+    default:
+      if (!handle_coordinator_error(self, e))
+        fail(self, e);
+  }
+}
+
+// -- SyncGroup -------------------------------------------------------------------
+
+void on_sync(consumer_ptr self, sync_group_response& r) {
+  auto& st = self->state;
+  switch (r.error) {
+    case error_code::none:
+      break;
+    case error_code::rebalance_in_progress:
+      join(self);
+      return;
+    case error_code::illegal_generation:
+      reset_generation(self, false);
+      join(self);
+      return;
+    case error_code::unknown_member_id:
+      reset_generation(self, true);
+      join(self);
+      return;
+    default:
+      if (!handle_coordinator_error(self, r.error))
+        fail(self, r.error);
+      return;
+  }
+  auto decoded = decode_assignment(r.assignment);
+  if (!decoded) {
+    // Kafka's consumer cannot use an assignment it cannot parse; rejoin
+    // and let the leader try again.
+    spdlog::warn("consumer {}: undecodable assignment in generation {}",
+                 st.config.name, st.generation);
+    st.last_error = error_code::inconsistent_group_protocol;
+    st.phase = "joining";
+    schedule_rejoin(self, st.config.retry_backoff_ms);
+    return;
+  }
+  auto assigned = decoded->partitions;
+  std::sort(assigned.begin(), assigned.end());
+  auto revoked = minus(st.owned, assigned);
+  st.owned = assigned;
+  st.last_assignment = assigned;
+  st.last_assignment_generation = st.generation;
+  st.phase = "stable";
+  st.last_error = error_code::none;
+  if (!revoked.empty())
+    emit(self, consumer_event_kind::revoked, revoked);
+  emit(self, consumer_event_kind::assigned, assigned);
+  // Cooperative: partitions given up this round are handed out in a
+  // follow-up rebalance that this member starts.
+  if (!revoked.empty() && st.cooperative)
+    join(self);
+}
+
+void sync(consumer_ptr self, std::vector<sync_group_assignment> assignments) {
+  auto& st = self->state;
+  st.phase = "syncing";
+  sync_group_request req;
+  req.group_id = st.config.group_id;
+  req.generation_id = st.generation;
+  req.member_id = st.member_id;
+  req.group_instance_id = st.config.group_instance_id;
+  req.protocol_type = "consumer";
+  req.protocol_name = st.protocol;
+  req.assignments = std::move(assignments);
+  auto epoch = st.join_epoch;
+  self->request(st.coordinator, ms(st.config.request_timeout_ms), std::move(req))
+    .then(
+      [self, epoch](sync_group_response& r) {
+        if (epoch == self->state.join_epoch)
+          on_sync(self, r);
+      },
+      [self, epoch](caf::error&) {
+        if (epoch == self->state.join_epoch)
+          coordinator_unknown(self);
+      });
+}
+
+// -- the leader's assignment -------------------------------------------------------
+
+member_subscription to_member_subscription(const join_group_member& m,
+                                           const std::string& protocol) {
+  member_subscription sub;
+  sub.member_id = m.member_id;
+  sub.group_instance_id = m.group_instance_id;
+  auto decoded = decode_subscription(m.metadata);
+  if (!decoded) {
+    spdlog::warn("leader: undecodable subscription from member {}",
+                 m.member_id);
+    return sub; // subscribes to nothing: gets nothing
+  }
+  sub.topics = decoded->topics;
+  if (protocol == "sticky") {
+    if (auto ud = decode_sticky_user_data(decoded->user_data)) {
+      sub.owned_partitions = ud->owned;
+      sub.generation = ud->generation;
+    }
+  } else if (protocol == "cooperative-sticky") {
+    sub.owned_partitions = decoded->owned_partitions;
+    sub.generation = decoded->generation;
+    if (auto g = decode_cooperative_user_data(decoded->user_data))
+      sub.generation = *g;
+  }
+  return sub;
+}
+
+void assign_and_sync(consumer_ptr self, join_group_response& r) {
+  auto& st = self->state;
+  auto assignor = find_assignor(r.protocol_name);
+  if (!assignor) {
+    fail(self, error_code::inconsistent_group_protocol);
+    return;
+  }
+  auto subs = std::make_shared<std::vector<member_subscription>>();
+  std::set<std::string> topics;
+  for (auto& m : r.members) {
+    subs->push_back(to_member_subscription(m, r.protocol_name));
+    topics.insert(subs->back().topics.begin(), subs->back().topics.end());
+  }
+  metadata_request md;
+  md.topics.assign(topics.begin(), topics.end());
+  auto epoch = st.join_epoch;
+  if (md.topics.empty()) {
+    std::vector<sync_group_assignment> empty;
+    for (auto& s : *subs)
+      empty.push_back({s.member_id, encode_assignment({})});
+    sync(self, std::move(empty));
+    return;
+  }
+  self->request(st.coordinator, ms(st.config.request_timeout_ms), md)
+    .then(
+      [self, epoch, subs, assignor](metadata_response& res) {
+        if (epoch != self->state.join_epoch)
+          return;
+        partition_counts counts;
+        for (auto& t : res.topics)
+          if (t.error == error_code::none && t.partitions > 0)
+            counts[t.name] = t.partitions;
+        auto plan = assignor->assign(counts, *subs);
+        std::vector<sync_group_assignment> out;
+        out.reserve(plan.size());
+        for (auto& [member, ps] : plan)
+          out.push_back({member, encode_assignment({ps, {}})});
+        sync(self, std::move(out));
+      },
+      [self, epoch](caf::error&) {
+        if (epoch == self->state.join_epoch)
+          coordinator_unknown(self);
+      });
+}
+
+// -- JoinGroup -------------------------------------------------------------------
+
+bytes subscription_for(const consumer_state& st, const std::string& assignor) {
+  consumer_subscription sub;
+  sub.topics = st.config.topics;
+  std::sort(sub.topics.begin(), sub.topics.end());
+  sub.owned_partitions = st.owned;
+  sub.generation = st.generation;
+  if (assignor == "sticky")
+    sub.user_data = encode_sticky_user_data(st.last_assignment,
+                                            st.last_assignment_generation);
+  else if (assignor == "cooperative-sticky")
+    sub.user_data = encode_cooperative_user_data(st.generation);
+  return encode_subscription(sub, 1);
+}
+
+void on_join(consumer_ptr self, join_group_response& r) {
+  auto& st = self->state;
+  switch (r.error) {
+    case error_code::none:
+      break;
+    case error_code::member_id_required:
+      // KIP-394: come back with the id the coordinator handed out.
+      st.member_id = r.member_id;
+      join(self);
+      return;
+    case error_code::unknown_member_id:
+      reset_generation(self, true);
+      join(self);
+      return;
+    case error_code::illegal_generation:
+      reset_generation(self, false);
+      join(self);
+      return;
+    case error_code::rebalance_in_progress:
+      join(self);
+      return;
+    default:
+      if (!handle_coordinator_error(self, r.error))
+        fail(self, r.error); // e.g. INCONSISTENT_GROUP_PROTOCOL, FENCED
+      return;
+  }
+  st.member_id = r.member_id;
+  st.generation = r.generation_id;
+  st.protocol = r.protocol_name;
+  st.leader = r.leader == r.member_id;
+  st.phase = "syncing";
+  emit(self, consumer_event_kind::joined);
+  // Kafka heartbeats while waiting for the SyncGroup answer too.
+  start_heartbeats(self);
+  if (st.leader)
+    assign_and_sync(self, r);
+  else
+    sync(self, {});
+}
+
+void join(consumer_ptr self) {
+  auto& st = self->state;
+  if (!st.coordinator) {
+    discover(self);
+    return;
+  }
+  st.phase = "joining";
+  stop_heartbeats(self);
+  // Eager protocols give everything up before rejoining.
+  if (!st.cooperative && !st.owned.empty())
+    emit(self, consumer_event_kind::revoked, std::exchange(st.owned, {}));
+  join_group_request req;
+  req.group_id = st.config.group_id;
+  req.session_timeout_ms = st.config.session_timeout_ms;
+  req.rebalance_timeout_ms = st.config.max_poll_interval_ms;
+  req.member_id = st.member_id;
+  req.group_instance_id = st.config.group_instance_id;
+  req.protocol_type = "consumer";
+  req.client_id = st.config.client_id;
+  req.client_host = "/127.0.0.1";
+  req.require_known_member_id = true;
+  for (auto& name : st.config.assignors)
+    req.protocols.push_back({name, subscription_for(st, name)});
+  auto epoch = ++st.join_epoch;
+  // Kafka: a JoinGroup may take the whole rebalance timeout, plus slack.
+  auto timeout = ms(int64_t{st.config.max_poll_interval_ms} + 5000);
+  self->request(st.coordinator, timeout, std::move(req))
+    .then(
+      [self, epoch](join_group_response& r) {
+        if (epoch == self->state.join_epoch)
+          on_join(self, r);
+      },
+      [self, epoch](caf::error&) {
+        if (epoch == self->state.join_epoch)
+          coordinator_unknown(self);
+      });
+}
+
+void discover(consumer_ptr self) {
+  auto& st = self->state;
+  st.phase = "unjoined";
+  auto epoch = ++st.join_epoch;
+  self
+    ->request(st.bootstrap, ms(st.config.request_timeout_ms),
+              find_coordinator_request{st.config.group_id})
+    .then(
+      [self, epoch](find_coordinator_response& r) {
+        auto& st = self->state;
+        if (epoch != st.join_epoch)
+          return;
+        if (r.error != error_code::none) {
+          if (is_retriable(r.error))
+            schedule_rejoin(self, st.config.retry_backoff_ms);
+          else
+            fail(self, r.error);
+          return;
+        }
+        st.coordinator = caf::actor_cast<broker_actor>(r.broker);
+        join(self);
+      },
+      [self, epoch](caf::error&) {
+        if (epoch == self->state.join_epoch)
+          schedule_rejoin(self, self->state.config.retry_backoff_ms);
+      });
+}
+
+consumer_status status_of(const consumer_state& st) {
+  return {st.config.name, st.member_id, st.generation, st.phase,
+          st.leader,      st.protocol,  st.owned,      st.last_error};
+}
+
+} // namespace
+
+consumer_actor::behavior_type consumer(consumer_ptr self,
+                                       consumer_config config,
+                                       broker_actor bootstrap,
+                                       event_listener_actor listener) {
+  auto& st = self->state;
+  st.cooperative = protocol_of(config.assignors)
+                   == rebalance_protocol::cooperative;
+  st.config = std::move(config);
+  st.bootstrap = std::move(bootstrap);
+  st.listener = std::move(listener);
+  discover(self);
+  return {
+    [self](consumer_status_request&) { return status_of(self->state); },
+    [self](consumer_commit& req) -> caf::result<offset_commit_response> {
+      auto& st = self->state;
+      if (!st.coordinator) {
+        offset_commit_response res;
+        for (auto& p : req.offsets)
+          res.partitions.push_back(
+            {p.topic, p.partition, error_code::coordinator_not_available});
+        return res;
+      }
+      offset_commit_request out;
+      out.group_id = st.config.group_id;
+      out.generation_id = st.generation;
+      out.member_id = st.member_id;
+      out.group_instance_id = st.config.group_instance_id;
+      out.partitions = std::move(req.offsets);
+      auto rp = self->make_response_promise<offset_commit_response>();
+      self->request(st.coordinator, ms(st.config.request_timeout_ms), out)
+        .then(
+          [self, rp](offset_commit_response& res) mutable {
+            // Kafka's OffsetCommitResponseHandler: a fenced commit means
+            // the membership is stale; rejoin.
+            for (auto& p : res.partitions) {
+              if (p.error == error_code::illegal_generation
+                  || p.error == error_code::unknown_member_id) {
+                if (self->state.phase == "stable") {
+                  reset_generation(self, p.error
+                                           == error_code::unknown_member_id);
+                  join(self);
+                }
+                break;
+              }
+            }
+            rp.deliver(std::move(res));
+          },
+          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+      return rp;
+    },
+    [self](consumer_close&) -> caf::result<consumer_status> {
+      auto& st = self->state;
+      stop_heartbeats(self);
+      ++st.join_epoch;
+      ++st.rejoin_epoch;
+      if (!st.owned.empty())
+        emit(self, consumer_event_kind::revoked, std::exchange(st.owned, {}));
+      auto rp = self->make_response_promise<consumer_status>();
+      auto finish = [self, rp]() mutable {
+        self->state.phase = "closed";
+        emit(self, consumer_event_kind::left);
+        rp.deliver(status_of(self->state));
+        self->quit();
+      };
+      // KIP-345: a static member does not leave on close; its session
+      // timeout decides.
+      if (!st.coordinator || st.member_id.empty()
+          || !st.config.group_instance_id.empty()) {
+        finish();
+        return rp;
+      }
+      leave_group_request leave{st.config.group_id, {{st.member_id, {}}}};
+      self->request(st.coordinator, ms(st.config.request_timeout_ms), leave)
+        .then([finish](leave_group_response&) mutable { finish(); },
+              [finish](caf::error&) mutable { finish(); });
+      return rp;
+    },
+    [self](consumer_crash&) { self->quit(); },
+    [self](heartbeat_tick& t) {
+      auto& st = self->state;
+      if (t.epoch != st.heartbeat_epoch || !st.coordinator)
+        return;
+      schedule_heartbeat(self);
+      heartbeat_request hb{st.config.group_id, st.generation, st.member_id,
+                           st.config.group_instance_id};
+      auto epoch = st.heartbeat_epoch;
+      self->request(st.coordinator, ms(st.config.request_timeout_ms), hb)
+        .then(
+          [self, epoch](heartbeat_response& r) {
+            if (epoch == self->state.heartbeat_epoch)
+              on_heartbeat(self, r.error);
+          },
+          [self, epoch](caf::error&) {
+            if (epoch == self->state.heartbeat_epoch)
+              coordinator_unknown(self);
+          });
+    },
+    [self](rejoin_tick& t) {
+      if (t.epoch == self->state.rejoin_epoch
+          && self->state.phase != "failed")
+        join(self);
+    },
+  };
+}
+
+} // namespace troupe

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "domain/assignors/assignor.hpp"
+#include "messages/interfaces.hpp"
+
+namespace troupe {
+
+/// A Kafka consumer's group settings, by Kafka's property names.
+struct consumer_config {
+  /// Shown in events and logs (Kafka's client.id doubles as member id
+  /// prefix).
+  std::string name = "consumer";
+  /// group.id
+  std::string group_id;
+  /// client.id
+  std::string client_id = "troupe-consumer";
+  /// group.instance.id (KIP-345); empty for a dynamic member.
+  std::string group_instance_id;
+  /// subscribe(topics)
+  std::vector<std::string> topics;
+  /// partition.assignment.strategy, in order of preference; Kafka 3.x's
+  /// default is [range, cooperative-sticky].
+  std::vector<std::string> assignors = {"range", "cooperative-sticky"};
+  /// session.timeout.ms
+  int32_t session_timeout_ms = 45000;
+  /// max.poll.interval.ms: sent as the rebalance timeout.
+  int32_t max_poll_interval_ms = 300000;
+  /// heartbeat.interval.ms
+  int32_t heartbeat_interval_ms = 3000;
+  /// retry.backoff.ms
+  int32_t retry_backoff_ms = 100;
+  /// request.timeout.ms
+  int32_t request_timeout_ms = 30000;
+};
+
+/// Kafka's ConsumerCoordinator as an actor: finds the coordinator, joins,
+/// runs the assignor when it is the leader, syncs, heartbeats every
+/// heartbeat.interval.ms, and rejoins on REBALANCE_IN_PROGRESS,
+/// ILLEGAL_GENERATION and UNKNOWN_MEMBER_ID. Reports every change to the
+/// listener.
+struct consumer_state {
+  consumer_config config;
+  broker_actor bootstrap;
+  broker_actor coordinator;
+  event_listener_actor listener;
+
+  std::string member_id;
+  int32_t generation = -1;
+  std::string protocol;
+  bool leader = false;
+  /// "unjoined", "joining", "syncing", "stable", "closed", "failed".
+  std::string phase = "unjoined";
+  /// Partitions currently owned (assigned and not revoked).
+  std::vector<topic_partition> owned;
+  /// What the sticky assignors remember across eager revokes.
+  std::vector<topic_partition> last_assignment;
+  int32_t last_assignment_generation = -1;
+  error_code last_error = error_code::none;
+  bool cooperative = false;
+
+  /// Guards against stale answers and timers: every new join bumps it.
+  uint64_t join_epoch = 0;
+  uint64_t heartbeat_epoch = 0;
+  uint64_t rejoin_epoch = 0;
+
+  static inline const char* name = "consumer";
+};
+
+using consumer_ptr = consumer_actor::stateful_pointer<consumer_state>;
+
+consumer_actor::behavior_type consumer(consumer_ptr self,
+                                       consumer_config config,
+                                       broker_actor bootstrap,
+                                       event_listener_actor listener);
+
+/// Kafka's rebalance protocol for a list of assignors: cooperative only if
+/// every assignor supports it.
+rebalance_protocol protocol_of(const std::vector<std::string>& assignors);
+
+} // namespace troupe

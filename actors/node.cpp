@@ -1,0 +1,35 @@
+#include "actors/node.hpp"
+
+#include <caf/all.hpp>
+
+#include "actors/broker.hpp"
+#include "actors/controller.hpp"
+
+namespace troupe {
+
+embedded_node spawn_embedded_node(caf::actor_system& sys,
+                                  const cluster_config& config,
+                                  event_listener_actor listener) {
+  embedded_node node;
+  node.controller = sys.spawn(controller, config);
+  cluster_peers peers;
+  for (int32_t id = 0; id < config.brokers; ++id) {
+    auto b = sys.spawn(broker, id, config, node.controller, listener);
+    node.brokers.push_back(b);
+    peers.brokers.push_back({id, config.advertised_host, config.base_port + id,
+                             caf::actor_cast<caf::actor>(b)});
+  }
+  for (auto& b : node.brokers)
+    caf::anon_send(b, peers);
+  return node;
+}
+
+void stop_embedded_node(embedded_node& node) {
+  for (auto& b : node.brokers)
+    caf::anon_send_exit(b, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(node.controller, caf::exit_reason::user_shutdown);
+  node.brokers.clear();
+  node.controller = nullptr;
+}
+
+} // namespace troupe

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <vector>
+
+#include <caf/fwd.hpp>
+
+#include "domain/cluster_config.hpp"
+#include "messages/interfaces.hpp"
+
+namespace troupe {
+
+/// One troupe process: a controller and `config.brokers` brokers (three by
+/// default), so that coordinator lookup, failover and replication work
+/// without any other service.
+struct embedded_node {
+  controller_actor controller;
+  std::vector<broker_actor> brokers;
+};
+
+/// Spawns the node's actors and introduces the brokers to each other.
+/// `listener` (may be null) receives every group's state transitions.
+embedded_node spawn_embedded_node(caf::actor_system& sys,
+                                  const cluster_config& config,
+                                  event_listener_actor listener = {});
+
+/// Stops every broker (their coordinators answer what is parked with
+/// NOT_COORDINATOR) and the controller.
+void stop_embedded_node(embedded_node& node);
+
+} // namespace troupe

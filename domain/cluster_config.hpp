@@ -1,0 +1,30 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "domain/group_config.hpp"
+
+namespace troupe {
+
+/// What an embedded node runs, in Kafka's property names.
+struct cluster_config {
+  /// How many brokers one process hosts (troupe's own setting).
+  int32_t brokers = 3;
+  /// offsets.topic.num.partitions
+  int32_t offsets_topic_num_partitions = 50;
+  /// num.partitions: partitions of an auto-created or defaulted topic.
+  int32_t num_partitions = 1;
+  /// default.replication.factor
+  int16_t default_replication_factor = 1;
+  /// auto.create.topics.enable
+  bool auto_create_topics = true;
+  /// Host each broker advertises; broker i gets port base_port + i.
+  std::string advertised_host = "127.0.0.1";
+  int32_t base_port = 9092;
+  group_config group;
+  /// Seed for member ids (0: random).
+  uint64_t seed = 0;
+};
+
+} // namespace troupe

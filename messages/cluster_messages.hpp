@@ -1,0 +1,348 @@
+#pragma once
+
+// Messages about the cluster (coordinator lookup, topic metadata) and the
+// actors' own bookkeeping (timers, member sessions, client events). Plain
+// structs with inspect(); actor handles travel as caf::actor so that they
+// serialize across nodes.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+
+#include "domain/error_code.hpp"
+#include "domain/topic_partition.hpp"
+#include "messages/group_messages.hpp"
+
+namespace troupe {
+
+// -- FindCoordinator --------------------------------------------------------------
+
+struct find_coordinator_request {
+  /// The group id (key type 0: GROUP).
+  std::string key;
+};
+
+struct find_coordinator_response {
+  error_code error = error_code::none;
+  int32_t node_id = -1;
+  std::string host;
+  int32_t port = -1;
+  /// The coordinating broker's actor (a troupe::broker_actor).
+  caf::actor broker;
+};
+
+// -- brokers and topics -------------------------------------------------------------
+
+struct broker_info {
+  int32_t node_id = -1;
+  std::string host;
+  int32_t port = -1;
+  caf::actor handle;
+};
+
+/// Sent by the node to every broker once all brokers exist.
+struct cluster_peers {
+  std::vector<broker_info> brokers;
+};
+
+struct metadata_request {
+  /// Empty: every topic.
+  std::vector<std::string> topics;
+  bool allow_auto_topic_creation = false;
+};
+
+struct topic_metadata {
+  error_code error = error_code::none;
+  std::string name;
+  int32_t partitions = 0;
+};
+
+struct metadata_response {
+  std::vector<broker_info> brokers;
+  std::vector<topic_metadata> topics;
+};
+
+struct new_topic {
+  std::string name;
+  /// -1: num.partitions.
+  int32_t num_partitions = -1;
+  /// -1: default.replication.factor.
+  int16_t replication_factor = -1;
+};
+
+struct create_topics_request {
+  std::vector<new_topic> topics;
+};
+
+struct topic_result {
+  std::string name;
+  error_code error = error_code::none;
+  std::string message;
+};
+
+struct create_topics_response {
+  std::vector<topic_result> topics;
+};
+
+// -- group coordinator internals ------------------------------------------------------
+
+/// The join timer (initial rebalance delay or rebalance timeout) fired.
+struct join_timeout {
+  uint64_t epoch = 0;
+};
+
+/// The pending-sync timer fired.
+struct sync_timeout {
+  uint64_t epoch = 0;
+};
+
+/// A member session's timer fired; the coordinator decides.
+struct session_check {
+  std::string member_id;
+};
+
+/// The coordinator's answer: check again after `next_check_ms`, or stop
+/// (-1) because the member expired or left.
+struct session_verdict {
+  int64_t next_check_ms = -1;
+};
+
+/// Coordinator -> member session: check after `delay_ms` from now instead.
+struct session_rearm {
+  int64_t delay_ms = 0;
+};
+
+/// A member session's own tick; stale epochs are ignored.
+struct session_tick {
+  uint64_t epoch = 0;
+};
+
+/// Ends a group coordinator: every parked request is answered with `reason`.
+struct group_shutdown {
+  error_code reason = error_code::not_coordinator;
+};
+
+/// A state transition of a group, for timelines, metrics and tests.
+struct group_event {
+  std::string group_id;
+  std::string from;
+  std::string to;
+  int32_t generation = 0;
+  std::string reason;
+  int64_t at_ms = 0;
+  size_t members = 0;
+  std::string leader;
+  std::string protocol;
+};
+
+// -- the client-side consumer ---------------------------------------------------------
+
+/// What a consumer reports to its listener.
+enum class consumer_event_kind : uint8_t {
+  joined,   // JoinGroup answered: generation, leader
+  assigned, // SyncGroup answered: partitions added
+  revoked,  // partitions given up for a rebalance
+  lost,     // partitions lost without a clean revoke (fenced / expired)
+  left,     // LeaveGroup sent, consumer closed
+  failed,   // fatal error: the consumer stopped
+};
+
+struct consumer_event {
+  std::string consumer;
+  consumer_event_kind kind = consumer_event_kind::joined;
+  std::string member_id;
+  int32_t generation = -1;
+  bool leader = false;
+  std::string protocol;
+  std::vector<topic_partition> partitions;
+  error_code error = error_code::none;
+  int64_t at_ms = 0;
+};
+
+struct consumer_status_request {
+  // nop
+};
+
+struct consumer_status {
+  std::string consumer;
+  std::string member_id;
+  int32_t generation = -1;
+  /// "unjoined", "joining", "syncing", "stable", "closed", "failed".
+  std::string state;
+  bool leader = false;
+  std::string protocol;
+  std::vector<topic_partition> assignment;
+  error_code last_error = error_code::none;
+};
+
+/// Commit offsets for the consumer's current generation.
+struct consumer_commit {
+  std::vector<offset_commit_partition> offsets;
+};
+
+/// LeaveGroup and stop.
+struct consumer_close {
+  // nop
+};
+
+/// Stop at once without a word to the coordinator, like a killed process.
+struct consumer_crash {
+  // nop
+};
+
+/// Consumer-internal ticks.
+struct heartbeat_tick {
+  uint64_t epoch = 0;
+};
+struct rejoin_tick {
+  uint64_t epoch = 0;
+};
+
+// -- inspect ------------------------------------------------------------------------
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        find_coordinator_request& x) {
+  return f(x.key);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        find_coordinator_response& x) {
+  return f(x.error, x.node_id, x.host, x.port, x.broker);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, broker_info& x) {
+  return f(x.node_id, x.host, x.port, x.handle);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, cluster_peers& x) {
+  return f(x.brokers);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, metadata_request& x) {
+  return f(x.topics, x.allow_auto_topic_creation);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, topic_metadata& x) {
+  return f(x.error, x.name, x.partitions);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, metadata_response& x) {
+  return f(x.brokers, x.topics);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, new_topic& x) {
+  return f(x.name, x.num_partitions, x.replication_factor);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        create_topics_request& x) {
+  return f(x.topics);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, topic_result& x) {
+  return f(x.name, x.error, x.message);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        create_topics_response& x) {
+  return f(x.topics);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, join_timeout& x) {
+  return f(x.epoch);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sync_timeout& x) {
+  return f(x.epoch);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, session_check& x) {
+  return f(x.member_id);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, session_verdict& x) {
+  return f(x.next_check_ms);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, session_rearm& x) {
+  return f(x.delay_ms);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, session_tick& x) {
+  return f(x.epoch);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, group_shutdown& x) {
+  return f(x.reason);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, group_event& x) {
+  return f(x.group_id, x.from, x.to, x.generation, x.reason, x.at_ms,
+           x.members, x.leader, x.protocol);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, consumer_event& x) {
+  return f(x.consumer, x.kind, x.member_id, x.generation, x.leader,
+           x.protocol, x.partitions, x.error, x.at_ms);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        consumer_status_request&) {
+  return f();
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, consumer_status& x) {
+  return f(x.consumer, x.member_id, x.generation, x.state, x.leader,
+           x.protocol, x.assignment, x.last_error);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, consumer_commit& x) {
+  return f(x.offsets);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, consumer_close&) {
+  return f();
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, consumer_crash&) {
+  return f();
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, heartbeat_tick& x) {
+  return f(x.epoch);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, rejoin_tick& x) {
+  return f(x.epoch);
+}
+
+} // namespace troupe

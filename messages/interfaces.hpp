@@ -1,0 +1,68 @@
+#pragma once
+
+// Typed actor interfaces at the module boundaries: the compiler checks that
+// every sender speaks the receiver's protocol.
+
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "messages/type_ids.hpp"
+
+namespace troupe {
+
+/// The group protocol as every broker and every group coordinator speaks it.
+#define TROUPE_GROUP_PROTOCOL                                                  \
+  caf::replies_to<join_group_request>::with<join_group_response>,              \
+    caf::replies_to<sync_group_request>::with<sync_group_response>,            \
+    caf::replies_to<heartbeat_request>::with<heartbeat_response>,              \
+    caf::replies_to<leave_group_request>::with<leave_group_response>,          \
+    caf::replies_to<offset_commit_request>::with<offset_commit_response>,      \
+    caf::replies_to<offset_fetch_request>::with<offset_fetch_response>
+
+/// One per group, on the broker that leads the group's __consumer_offsets
+/// partition.
+using group_coordinator_actor = caf::typed_actor<
+  TROUPE_GROUP_PROTOCOL,
+  caf::replies_to<describe_groups_request>::with<described_group>,
+  caf::replies_to<list_groups_request>::with<listed_group>,
+  caf::replies_to<session_check>::with<session_verdict>,
+  caf::reacts_to<join_timeout>, caf::reacts_to<sync_timeout>,
+  caf::reacts_to<group_shutdown>>;
+
+/// One per member (and per pending member): owns its session timer.
+using member_session_actor
+  = caf::typed_actor<caf::reacts_to<session_rearm>,
+                     caf::reacts_to<session_tick>>;
+
+/// Holds the cluster's topics (and, with the replicated log, partition
+/// leadership and ISR).
+using controller_actor = caf::typed_actor<
+  caf::replies_to<create_topics_request>::with<create_topics_response>,
+  caf::replies_to<metadata_request>::with<metadata_response>>;
+
+/// One per broker id: routes each request to the group's coordinator.
+using broker_actor = caf::typed_actor<
+  TROUPE_GROUP_PROTOCOL,
+  caf::replies_to<find_coordinator_request>::with<find_coordinator_response>,
+  caf::replies_to<metadata_request>::with<metadata_response>,
+  caf::replies_to<create_topics_request>::with<create_topics_response>,
+  caf::replies_to<describe_groups_request>::with<describe_groups_response>,
+  caf::replies_to<list_groups_request>::with<list_groups_response>,
+  caf::reacts_to<cluster_peers>>;
+
+/// The client-side consumer (what a Kafka consumer's coordinator does).
+using consumer_actor = caf::typed_actor<
+  caf::replies_to<consumer_status_request>::with<consumer_status>,
+  caf::replies_to<consumer_commit>::with<offset_commit_response>,
+  caf::replies_to<consumer_close>::with<consumer_status>,
+  caf::reacts_to<consumer_crash>, caf::reacts_to<heartbeat_tick>,
+  caf::reacts_to<rejoin_tick>>;
+
+/// Receives a consumer's or a group's events.
+using event_listener_actor
+  = caf::typed_actor<caf::reacts_to<consumer_event>,
+                     caf::reacts_to<group_event>>;
+
+#undef TROUPE_GROUP_PROTOCOL
+
+} // namespace troupe

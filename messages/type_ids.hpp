@@ -1,0 +1,76 @@
+#pragma once
+
+// Every message type troupe's actors exchange, in one CAF type-id block.
+// A type missing here only fails between two processes, so
+// tests/actors/message_roundtrip_tests.cpp round-trips each of them through
+// CAF's binary serializer. Add new messages at the end of the block.
+
+#include <caf/type_id.hpp>
+
+#include "messages/cluster_messages.hpp"
+#include "messages/group_messages.hpp"
+
+namespace caf {
+class actor_system_config;
+}
+
+CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
+
+  // -- group protocol
+  CAF_ADD_TYPE_ID(troupe, (troupe::join_group_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::join_group_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::sync_group_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::sync_group_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::heartbeat_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::heartbeat_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::leave_group_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::leave_group_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::offset_commit_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::offset_commit_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::offset_fetch_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::offset_fetch_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::describe_groups_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::describe_groups_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::described_group))
+  CAF_ADD_TYPE_ID(troupe, (troupe::list_groups_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::list_groups_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::listed_group))
+
+  // -- cluster
+  CAF_ADD_TYPE_ID(troupe, (troupe::find_coordinator_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::find_coordinator_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::cluster_peers))
+  CAF_ADD_TYPE_ID(troupe, (troupe::metadata_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::metadata_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::create_topics_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::create_topics_response))
+
+  // -- coordinator internals
+  CAF_ADD_TYPE_ID(troupe, (troupe::join_timeout))
+  CAF_ADD_TYPE_ID(troupe, (troupe::sync_timeout))
+  CAF_ADD_TYPE_ID(troupe, (troupe::session_check))
+  CAF_ADD_TYPE_ID(troupe, (troupe::session_verdict))
+  CAF_ADD_TYPE_ID(troupe, (troupe::session_rearm))
+  CAF_ADD_TYPE_ID(troupe, (troupe::session_tick))
+  CAF_ADD_TYPE_ID(troupe, (troupe::group_shutdown))
+  CAF_ADD_TYPE_ID(troupe, (troupe::group_event))
+
+  // -- client-side consumer
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_event))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_status_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_status))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_commit))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_close))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_crash))
+  CAF_ADD_TYPE_ID(troupe, (troupe::heartbeat_tick))
+  CAF_ADD_TYPE_ID(troupe, (troupe::rejoin_tick))
+
+CAF_END_TYPE_ID_BLOCK(troupe)
+
+namespace troupe {
+
+/// Registers every message type above (and troupe's typed actor handles)
+/// with an actor system configuration.
+void register_message_types(caf::actor_system_config& cfg);
+
+} // namespace troupe
