@@ -1,4 +1,5 @@
 #include "domain/assignors/assignor.hpp"
+#include "domain/assignors/member_order.hpp"
 
 #include <algorithm>
 #include <string>
@@ -8,27 +9,6 @@ namespace troupe {
 
 namespace detail {
 
-// Shared by range.cpp, roundrobin.cpp and sticky.cpp, which declare them
-// locally (assignor.hpp stays the only public interface of the assignors).
-std::vector<size_t>
-member_order(const std::vector<member_subscription>& members);
-group_assignment
-empty_assignment(const std::vector<member_subscription>& members,
-                 const std::vector<size_t>& order);
-
-namespace {
-
-/// The key a member sorts by: group.instance.id for static members (so a
-/// restarted static member keeps its place, KIP-345), else the member id.
-const std::string& sort_key(const member_subscription& x) {
-  return x.group_instance_id.empty() ? x.member_id : x.group_instance_id;
-}
-
-} // namespace
-
-/// Positions in `members` in assignor order, each member id once (the first
-/// occurrence wins; a group never has duplicates, this only keeps the
-/// assignors total on bad input).
 std::vector<size_t>
 member_order(const std::vector<member_subscription>& members) {
   std::vector<size_t> order;
@@ -37,11 +17,16 @@ member_order(const std::vector<member_subscription>& members) {
   for (size_t i = 0; i < members.size(); ++i)
     if (seen.insert(members[i].member_id).second)
       order.push_back(i);
+  // Kafka's AbstractPartitionAssignor.MemberInfo.compareTo (KIP-345).
   std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     const auto& a = members[x];
     const auto& b = members[y];
-    if (int c = sort_key(a).compare(sort_key(b)); c != 0)
-      return c < 0;
+    bool a_static = !a.group_instance_id.empty();
+    bool b_static = !b.group_instance_id.empty();
+    if (a_static != b_static)
+      return a_static;
+    if (a_static && a.group_instance_id != b.group_instance_id)
+      return a.group_instance_id < b.group_instance_id;
     return a.member_id < b.member_id;
   });
   return order;

@@ -1,19 +1,9 @@
 #include "domain/assignors/assignor.hpp"
+#include "domain/assignors/member_order.hpp"
 
 #include <algorithm>
 
 namespace troupe {
-
-namespace detail {
-
-// Defined in registry.cpp.
-std::vector<size_t>
-member_order(const std::vector<member_subscription>& members);
-group_assignment
-empty_assignment(const std::vector<member_subscription>& members,
-                 const std::vector<size_t>& order);
-
-} // namespace detail
 
 namespace {
 

@@ -1,4 +1,5 @@
 #include "domain/assignors/assignor.hpp"
+#include "domain/assignors/member_order.hpp"
 
 #include <algorithm>
 #include <deque>
@@ -13,17 +14,6 @@
 // what members owned where it is still valid, and stay balanced.
 
 namespace troupe {
-
-namespace detail {
-
-// Defined in registry.cpp.
-std::vector<size_t>
-member_order(const std::vector<member_subscription>& members);
-group_assignment
-empty_assignment(const std::vector<member_subscription>& members,
-                 const std::vector<size_t>& order);
-
-} // namespace detail
 
 namespace {
 

@@ -223,16 +223,16 @@ TEST_CASE("range assignor orders static members by group instance id") {
   CHECK(str(result["m-aaa"]) == "t0p2");
 }
 
-TEST_CASE("range assignor sorts by instance id if set or else member id as "
-          "one key") {
+TEST_CASE("range assignor puts static members before dynamic ones") {
+  // Kafka's MemberInfo.compareTo: static members (by instance id) come
+  // first, then dynamic members by member id.
   std::vector<member_subscription> members{
-    member("m-b", {"t0"}), static_member("m-c", "m-a", {"t0"}),
-    member("m-d", {"t0"})};
+    member("m-a", {"t0"}), static_member("m-c", "z-instance", {"t0"}),
+    member("m-b", {"t0"})};
   auto result = assign_range({{"t0", 3}}, members);
-  // Keys compared as strings: "m-a" (instance id), "m-b", "m-d".
   CHECK(str(result["m-c"]) == "t0p0");
-  CHECK(str(result["m-b"]) == "t0p1");
-  CHECK(str(result["m-d"]) == "t0p2");
+  CHECK(str(result["m-a"]) == "t0p1");
+  CHECK(str(result["m-b"]) == "t0p2");
 }
 
 // -- roundrobin ---------------------------------------------------------------

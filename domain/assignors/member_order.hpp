@@ -1,0 +1,25 @@
+#pragma once
+
+// Helpers shared by the assignors (not part of their public interface).
+
+#include <cstddef>
+#include <vector>
+
+#include "domain/assignors/assignor.hpp"
+
+namespace troupe::detail {
+
+/// Positions in `members` in Kafka's MemberInfo order: static members first,
+/// by group.instance.id; then dynamic members by member id. Each member id
+/// appears once (the first occurrence wins; this only keeps the assignors
+/// total on bad input).
+std::vector<size_t>
+member_order(const std::vector<member_subscription>& members);
+
+/// Every member mapped to an empty list, so that all members appear in the
+/// result even when they get nothing.
+group_assignment
+empty_assignment(const std::vector<member_subscription>& members,
+                 const std::vector<size_t>& order);
+
+} // namespace troupe::detail
