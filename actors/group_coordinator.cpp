@@ -24,6 +24,16 @@ void answer_parked(
   parked.erase(i);
 }
 
+/// A timer of zero (group.initial.rebalance.delay.ms=0) fires right after
+/// the messages already queued, without a trip through the clock.
+template <class Tick>
+void arm(group_coordinator_ptr self, int64_t delay_ms, Tick tick) {
+  if (delay_ms <= 0)
+    self->send(self, tick);
+  else
+    self->delayed_send(self, ms(delay_ms), tick);
+}
+
 /// Carries out what the last call into the group asked for.
 void apply_effects(group_coordinator_ptr self) {
   auto& st = self->state;
@@ -33,11 +43,9 @@ void apply_effects(group_coordinator_ptr self) {
   for (auto& [id, answer] : fx.sync_answers)
     answer_parked(st.syncs, id, answer);
   if (fx.join_timer)
-    self->delayed_send(self, ms(fx.join_timer->delay_ms),
-                       join_timeout{fx.join_timer->epoch});
+    arm(self, fx.join_timer->delay_ms, join_timeout{fx.join_timer->epoch});
   if (fx.sync_timer)
-    self->delayed_send(self, ms(fx.sync_timer->delay_ms),
-                       sync_timeout{fx.sync_timer->epoch});
+    arm(self, fx.sync_timer->delay_ms, sync_timeout{fx.sync_timer->epoch});
   for (auto& id : fx.sessions_stopped) {
     auto i = st.sessions.find(id);
     if (i != st.sessions.end()) {

@@ -98,7 +98,7 @@ struct sim_fixture {
     auto answer = p.answer;
     auto failed = p.failed;
     sys.spawn([=](caf::event_based_actor* self) {
-      self->request(dest, std::chrono::hours(1), req)
+      self->request(dest, std::chrono::seconds(3600), req)
         .then([=](Response& r) { *answer = std::move(r); },
               [=](caf::error&) { *failed = true; });
     });
