@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <caf/all.hpp>
+#include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
 #include "messages/interfaces.hpp"
@@ -41,6 +42,7 @@ struct sim_fixture {
   sim_fixture()
     : sys(sim_config(cfg)),
       sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())) {
+    spdlog::set_level(spdlog::level::err);
     auto log = events;
     listener = sys.spawn(
       [log]() -> event_listener_actor::behavior_type {
