@@ -1,1 +1,100 @@
-int main() { return 0; }
+// troupe: Kafka's broker-side group coordination on the C++ Actor Framework.
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "app/demo.hpp"
+#include "domain/properties.hpp"
+#include "messages/type_ids.hpp"
+
+namespace {
+
+std::string properties_help() {
+  std::ostringstream out;
+  out << "\nProperties (Kafka's names; set in --config FILE or with "
+         "--override key=value):\n";
+  for (auto& p : troupe::known_properties())
+    out << "  " << p.name << " (default " << p.default_value << ")\n      "
+        << p.description << "\n";
+  return out.str();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"troupe: Kafka-style consumer-group coordinator on actors.\n"
+               "Without --serve, starts the embedded three-broker node and "
+               "shows a consumer group's life as a timeline."};
+  std::string config_file;
+  std::vector<std::string> overrides;
+  std::string log_level = "warn";
+  bool serve = false;
+  troupe::demo_options demo;
+  app.add_option("-c,--config", config_file,
+                 "Properties file (Kafka's server.properties syntax)")
+    ->check(CLI::ExistingFile);
+  app.add_option("-o,--override", overrides,
+                 "key=value, overrides the properties file (repeatable)");
+  app.add_option("--log-level", log_level,
+                 "trace, debug, info, warn, error or off")
+    ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  app.add_flag("--serve", serve,
+               "Run the embedded node until Ctrl-C instead of the demo");
+  app.add_option("--demo-consumers", demo.consumers,
+                 "Consumers the demo starts")
+    ->check(CLI::Range(1, 1000));
+  app.add_option("--demo-partitions", demo.partitions,
+                 "Partitions of the demo topic")
+    ->check(CLI::Range(1, 10000));
+  app.add_option("--demo-session-timeout-ms", demo.session_timeout_ms,
+                 "session.timeout.ms of the demo consumers")
+    ->check(CLI::Range(1000, 1800000));
+  app.footer(properties_help());
+  CLI11_PARSE(app, argc, argv);
+
+  spdlog::set_level(spdlog::level::from_str(log_level));
+
+  std::vector<std::string> errors;
+  troupe::properties props;
+  if (!config_file.empty()) {
+    std::ifstream in{config_file};
+    std::stringstream text;
+    text << in.rdbuf();
+    props = troupe::parse_properties(text.str(), errors);
+  }
+  for (auto& o : overrides)
+    if (!troupe::parse_override(o, props))
+      errors.push_back("--override expects key=value, got '" + o + "'");
+  troupe::cluster_config cluster;
+  troupe::process_config process;
+  troupe::apply_properties(props, cluster, errors);
+  troupe::apply_process_properties(props, process, errors);
+  if (demo.session_timeout_ms < cluster.group.min_session_timeout_ms
+      || demo.session_timeout_ms > cluster.group.max_session_timeout_ms)
+    errors.push_back("--demo-session-timeout-ms must lie within "
+                     "group.min.session.timeout.ms and "
+                     "group.max.session.timeout.ms");
+  if (!errors.empty()) {
+    for (auto& e : errors)
+      std::cerr << "troupe: " << e << "\n";
+    return 2;
+  }
+
+  caf::actor_system_config cfg;
+  troupe::register_message_types(cfg);
+  auto threads = process.threads > 0
+                   ? static_cast<size_t>(process.threads)
+                   : std::max<size_t>(1, std::thread::hardware_concurrency());
+  cfg.set("scheduler.max-threads", threads);
+  cfg.set("scheduler.policy", caf::atom_from_string(process.scheduler_policy));
+  cfg.set("logger.console-verbosity", caf::atom("quiet"));
+  caf::actor_system sys{cfg};
+  return serve ? troupe::run_node(sys, cluster)
+               : troupe::run_demo(sys, cluster, demo);
+}

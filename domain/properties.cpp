@@ -1,0 +1,168 @@
+#include "domain/properties.hpp"
+
+#include <charconv>
+#include <limits>
+
+namespace troupe {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  while (!s.empty() && ws(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && ws(s.back()))
+    s.remove_suffix(1);
+  return s;
+}
+
+template <class T>
+bool parse_int(std::string_view text, T& out, T min, T max) {
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(),
+                                   value);
+  if (ec != std::errc{} || ptr != text.data() + text.size() || value < min
+      || value > max)
+    return false;
+  out = static_cast<T>(value);
+  return true;
+}
+
+bool parse_bool(std::string_view text, bool& out) {
+  if (text == "true") {
+    out = true;
+    return true;
+  }
+  if (text == "false") {
+    out = false;
+    return true;
+  }
+  return false;
+}
+
+const std::vector<property_doc> docs = {
+  {"troupe.brokers", "3", "brokers hosted by this process"},
+  {"troupe.scheduler.threads", "0", "actor worker threads (0: one per core)"},
+  {"troupe.scheduler.policy", "sharing", "sharing | stealing"},
+  {"advertised.host", "127.0.0.1", "host each broker advertises"},
+  {"port", "9092", "port of broker 0; broker i uses port + i"},
+  {"offsets.topic.num.partitions", "50",
+   "partitions of __consumer_offsets (coordinator lookup modulus)"},
+  {"num.partitions", "1", "partitions of an auto-created topic"},
+  {"default.replication.factor", "1", "replication factor of a new topic"},
+  {"auto.create.topics.enable", "true", "create topics on first metadata use"},
+  {"group.initial.rebalance.delay.ms", "3000",
+   "wait for more members before the first rebalance of an empty group"},
+  {"group.min.session.timeout.ms", "6000", "smallest session timeout"},
+  {"group.max.session.timeout.ms", "1800000", "largest session timeout"},
+  {"group.max.size", "2147483647", "most members a group may have"},
+  {"offset.metadata.max.bytes", "4096", "largest offset commit metadata"},
+};
+
+} // namespace
+
+properties parse_properties(std::string_view text,
+                            std::vector<std::string>& errors) {
+  properties result;
+  size_t line_no = 0;
+  while (!text.empty()) {
+    auto nl = text.find('\n');
+    auto line = trim(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view{}
+                                        : text.substr(nl + 1);
+    ++line_no;
+    if (line.empty() || line.front() == '#' || line.front() == '!')
+      continue;
+    auto sep = line.find_first_of("=:");
+    if (sep == std::string_view::npos || sep == 0) {
+      errors.push_back("line " + std::to_string(line_no)
+                       + ": expected key=value, got '" + std::string{line}
+                       + "'");
+      continue;
+    }
+    result[std::string{trim(line.substr(0, sep))}] =
+      std::string{trim(line.substr(sep + 1))};
+  }
+  return result;
+}
+
+bool parse_override(std::string_view text, properties& into) {
+  auto sep = text.find('=');
+  if (sep == std::string_view::npos || sep == 0)
+    return false;
+  into[std::string{trim(text.substr(0, sep))}] =
+    std::string{trim(text.substr(sep + 1))};
+  return true;
+}
+
+const std::vector<property_doc>& known_properties() {
+  return docs;
+}
+
+void apply_properties(const properties& props, cluster_config& cfg,
+                      std::vector<std::string>& errors) {
+  constexpr auto i32max = std::numeric_limits<int32_t>::max();
+  auto bad = [&](const std::string& key, const std::string& value,
+                 const char* expected) {
+    errors.push_back("invalid value '" + value + "' for " + key + ": expected "
+                     + expected);
+  };
+  for (const auto& [key, value] : props) {
+    bool ok = true;
+    auto& g = cfg.group;
+    if (key == "troupe.brokers")
+      ok = parse_int<int32_t>(value, cfg.brokers, 1, 64);
+    else if (key == "advertised.host")
+      cfg.advertised_host = value, ok = !value.empty();
+    else if (key == "port")
+      ok = parse_int<int32_t>(value, cfg.base_port, 1, 65535);
+    else if (key == "offsets.topic.num.partitions")
+      ok = parse_int<int32_t>(value, cfg.offsets_topic_num_partitions, 1,
+                              10000);
+    else if (key == "num.partitions")
+      ok = parse_int<int32_t>(value, cfg.num_partitions, 1, 1000000);
+    else if (key == "default.replication.factor")
+      ok = parse_int<int16_t>(value, cfg.default_replication_factor, 1, 64);
+    else if (key == "auto.create.topics.enable")
+      ok = parse_bool(value, cfg.auto_create_topics);
+    else if (key == "group.initial.rebalance.delay.ms")
+      ok = parse_int<int32_t>(value, g.initial_rebalance_delay_ms, 0, i32max);
+    else if (key == "group.min.session.timeout.ms")
+      ok = parse_int<int32_t>(value, g.min_session_timeout_ms, 1, i32max);
+    else if (key == "group.max.session.timeout.ms")
+      ok = parse_int<int32_t>(value, g.max_session_timeout_ms, 1, i32max);
+    else if (key == "group.max.size")
+      ok = parse_int<int32_t>(value, g.max_size, 1, i32max);
+    else if (key == "offset.metadata.max.bytes")
+      ok = parse_int<int32_t>(value, g.offset_metadata_max_bytes, 0, i32max);
+    else if (key.rfind("troupe.scheduler.", 0) == 0)
+      continue; // process settings
+    else {
+      errors.push_back("unknown property: " + key);
+      continue;
+    }
+    if (!ok)
+      bad(key, value, "a value in range (see --help)");
+  }
+  if (cfg.group.min_session_timeout_ms > cfg.group.max_session_timeout_ms)
+    errors.push_back("group.min.session.timeout.ms must not exceed "
+                     "group.max.session.timeout.ms");
+}
+
+void apply_process_properties(const properties& props, process_config& cfg,
+                              std::vector<std::string>& errors) {
+  if (auto i = props.find("troupe.scheduler.threads"); i != props.end())
+    if (!parse_int<int32_t>(i->second, cfg.threads, 0, 256))
+      errors.push_back("invalid value '" + i->second
+                       + "' for troupe.scheduler.threads: expected 0..256");
+  if (auto i = props.find("troupe.scheduler.policy"); i != props.end()) {
+    if (i->second != "sharing" && i->second != "stealing")
+      errors.push_back("invalid value '" + i->second
+                       + "' for troupe.scheduler.policy: expected sharing or "
+                         "stealing");
+    else
+      cfg.scheduler_policy = i->second;
+  }
+}
+
+} // namespace troupe

@@ -1,0 +1,62 @@
+#include <catch2/catch.hpp>
+
+#include "domain/properties.hpp"
+
+using namespace troupe;
+
+TEST_CASE("properties file uses Kafka's syntax and names") {
+  std::vector<std::string> errors;
+  auto props = parse_properties("# a comment\n"
+                                "! another\n"
+                                "group.initial.rebalance.delay.ms=0\n"
+                                "  offsets.topic.num.partitions : 10 \n"
+                                "\n"
+                                "auto.create.topics.enable=false\r\n",
+                                errors);
+  CHECK(errors.empty());
+  cluster_config cfg;
+  apply_properties(props, cfg, errors);
+  CHECK(errors.empty());
+  CHECK(cfg.group.initial_rebalance_delay_ms == 0);
+  CHECK(cfg.offsets_topic_num_partitions == 10);
+  CHECK_FALSE(cfg.auto_create_topics);
+}
+
+TEST_CASE("an override replaces the file's value") {
+  std::vector<std::string> errors;
+  auto props = parse_properties("group.max.size=5\n", errors);
+  REQUIRE(parse_override("group.max.size=7", props));
+  cluster_config cfg;
+  apply_properties(props, cfg, errors);
+  CHECK(cfg.group.max_size == 7);
+  CHECK_FALSE(parse_override("no-equals-sign", props));
+}
+
+TEST_CASE("unknown properties and bad values are reported, not ignored") {
+  std::vector<std::string> errors;
+  properties props{{"group.max.size", "-3"},
+                   {"gruop.max.size", "3"},
+                   {"auto.create.topics.enable", "maybe"},
+                   {"offsets.topic.num.partitions", "12abc"}};
+  cluster_config cfg;
+  apply_properties(props, cfg, errors);
+  CHECK(errors.size() == 4);
+  CHECK(cfg.group.max_size == std::numeric_limits<int32_t>::max());
+}
+
+TEST_CASE("a malformed properties line is reported with its number") {
+  std::vector<std::string> errors;
+  parse_properties("a=1\njust words\n", errors);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("line 2") != std::string::npos);
+}
+
+TEST_CASE("defaults are Kafka's") {
+  cluster_config cfg;
+  CHECK(cfg.offsets_topic_num_partitions == 50);
+  CHECK(cfg.group.initial_rebalance_delay_ms == 3000);
+  CHECK(cfg.group.min_session_timeout_ms == 6000);
+  CHECK(cfg.group.max_session_timeout_ms == 1800000);
+  CHECK(cfg.group.offset_metadata_max_bytes == 4096);
+  CHECK(cfg.brokers == 3);
+}
