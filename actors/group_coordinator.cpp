@@ -5,10 +5,20 @@
 
 #include "actors/clock.hpp"
 #include "actors/member_session.hpp"
+#include "actors/metrics.hpp"
 
 namespace troupe {
 
+coordinator_metrics& metrics() {
+  static coordinator_metrics instance;
+  return instance;
+}
+
 namespace {
+
+void count(std::atomic<uint64_t>& counter) {
+  counter.fetch_add(1, std::memory_order_relaxed);
+}
 
 template <class Response>
 void answer_parked(
@@ -65,6 +75,8 @@ void apply_effects(group_coordinator_ptr self) {
   }
   auto now = now_ms(self);
   for (auto& t : fx.transitions) {
+    if (t.to == group_state::preparing_rebalance)
+      count(metrics().rebalances);
     spdlog::debug("group {}: {} -> {} (generation {}): {}", st.g->id(),
                   state_name(t.from), state_name(t.to), st.g->generation(),
                   t.reason);
@@ -114,6 +126,10 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
   });
   return {
     [self](join_group_request& req) -> caf::result<join_group_response> {
+      count(metrics().joins);
+      metrics().last_join_ns.store(
+        std::chrono::steady_clock::now().time_since_epoch().count(),
+        std::memory_order_relaxed);
       auto res = self->state.g->join(req, now_ms(self));
       if (res.parked()) {
         auto rp = self->make_response_promise<join_group_response>();
@@ -125,6 +141,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
       return std::move(*res.answer);
     },
     [self](sync_group_request& req) -> caf::result<sync_group_response> {
+      count(metrics().syncs);
       auto res = self->state.g->sync(req, now_ms(self));
       if (res.parked()) {
         auto rp = self->make_response_promise<sync_group_response>();
@@ -136,27 +153,37 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
       return std::move(*res.answer);
     },
     [self](heartbeat_request& req) {
+      count(metrics().heartbeats);
       auto res = self->state.g->heartbeat(req, now_ms(self));
       apply_effects(self);
       return res;
     },
     [self](leave_group_request& req) {
+      count(metrics().leaves);
       auto res = self->state.g->leave(req, now_ms(self));
       apply_effects(self);
       return res;
     },
     [self](offset_commit_request& req) {
+      count(metrics().commits);
       auto res = self->state.g->commit(req, now_ms(self));
       apply_effects(self);
       return res;
     },
-    [self](offset_fetch_request& req) { return self->state.g->fetch(req); },
+    [self](offset_fetch_request& req) {
+      count(metrics().fetches);
+      return self->state.g->fetch(req);
+    },
     [self](describe_groups_request&) { return self->state.g->describe(); },
     [self](list_groups_request&) { return self->state.g->listing(); },
     [self](session_check& req) {
+      count(metrics().session_checks);
+      bool was_member = self->state.g->has_member(req.member_id);
       auto next = self->state.g->check_session(req.member_id, now_ms(self));
       apply_effects(self);
       if (!next) {
+        if (was_member)
+          count(metrics().session_expiries);
         // The session is over; its actor quits on this verdict.
         self->state.sessions.erase(req.member_id);
         return session_verdict{-1};
