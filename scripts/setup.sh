@@ -11,6 +11,8 @@ packages=(
   catch2                # unit and actor tests
   libspdlog-dev libfmt-dev
   libcli11-dev          # command-line parsing
+  libjemalloc-dev       # allocator of the executables
+  linux-perf valgrind   # profiling the benchmarks
   python3               # plot script
 )
 
