@@ -94,6 +94,7 @@ void reset_generation(consumer_ptr self, bool reset_member_id) {
 void coordinator_unknown(consumer_ptr self) {
   auto& st = self->state;
   st.coordinator = nullptr;
+  st.group = nullptr;
   st.phase = "unjoined";
   stop_heartbeats(self);
   ++st.join_epoch;
@@ -218,7 +219,7 @@ void sync(consumer_ptr self, std::vector<sync_group_assignment> assignments) {
   req.protocol_name = st.protocol;
   req.assignments = std::move(assignments);
   auto epoch = st.join_epoch;
-  self->request(st.coordinator, ms(st.config.request_timeout_ms), std::move(req))
+  self->request(st.group, ms(st.config.request_timeout_ms), std::move(req))
     .then(
       [self, epoch](sync_group_response& r) {
         if (epoch == self->state.join_epoch)
@@ -385,11 +386,17 @@ void join(consumer_ptr self) {
   auto epoch = ++st.join_epoch;
   // Kafka: a JoinGroup may take the whole rebalance timeout, plus slack.
   auto timeout = ms(int64_t{st.config.max_poll_interval_ms} + 5000);
-  self->request(st.coordinator, timeout, std::move(req))
+  self->request(st.group, timeout, std::move(req))
     .then(
       [self, epoch](join_group_response& r) {
-        if (epoch == self->state.join_epoch)
-          on_join(self, r);
+        if (epoch != self->state.join_epoch)
+          return;
+        // With delegation the group's coordinator answers directly: talk
+        // to it from now on.
+        if (r.error == error_code::none)
+          if (auto sender = self->current_sender())
+            self->state.group = caf::actor_cast<group_protocol_actor>(sender);
+        on_join(self, r);
       },
       [self, epoch](caf::error&) {
         if (epoch == self->state.join_epoch)
@@ -417,6 +424,7 @@ void discover(consumer_ptr self) {
           return;
         }
         st.coordinator = caf::actor_cast<broker_actor>(r.broker);
+        st.group = st.coordinator;
         join(self);
       },
       [self, epoch](caf::error&) {
@@ -461,7 +469,7 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
       out.group_instance_id = st.config.group_instance_id;
       out.partitions = std::move(req.offsets);
       auto rp = self->make_response_promise<offset_commit_response>();
-      self->request(st.coordinator, ms(st.config.request_timeout_ms), out)
+      self->request(st.group, ms(st.config.request_timeout_ms), out)
         .then(
           [self, rp](offset_commit_response& res) mutable {
             // Kafka's OffsetCommitResponseHandler: a fenced commit means
@@ -504,7 +512,7 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
         return rp;
       }
       leave_group_request leave{st.config.group_id, {{st.member_id, {}}}};
-      self->request(st.coordinator, ms(st.config.request_timeout_ms), leave)
+      self->request(st.group, ms(st.config.request_timeout_ms), leave)
         .then([finish](leave_group_response&) mutable { finish(); },
               [finish](caf::error&) mutable { finish(); });
       return rp;
@@ -518,7 +526,7 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
       heartbeat_request hb{st.config.group_id, st.generation, st.member_id,
                            st.config.group_instance_id};
       auto epoch = st.heartbeat_epoch;
-      self->request(st.coordinator, ms(st.config.request_timeout_ms), hb)
+      self->request(st.group, ms(st.config.request_timeout_ms), hb)
         .then(
           [self, epoch](heartbeat_response& r) {
             if (epoch == self->state.heartbeat_epoch)

@@ -45,7 +45,13 @@ struct consumer_config {
 struct consumer_state {
   consumer_config config;
   broker_actor bootstrap;
+  /// The coordinating broker (FindCoordinator's answer).
   broker_actor coordinator;
+  /// Where group requests go: the broker until a JoinGroup answer arrives,
+  /// then the group's coordinator actor that sent it, so that heartbeats
+  /// skip the broker's routing hop. If that actor goes away (the broker
+  /// resigned the group), requests fail and the consumer rediscovers.
+  group_protocol_actor group;
   event_listener_actor listener;
 
   std::string member_id;

@@ -19,6 +19,10 @@ namespace troupe {
     caf::replies_to<offset_commit_request>::with<offset_commit_response>,      \
     caf::replies_to<offset_fetch_request>::with<offset_fetch_response>
 
+/// Whoever answers a group's requests: the broker (which routes) or, once
+/// a JoinGroup answer revealed it, the group's coordinator itself.
+using group_protocol_actor = caf::typed_actor<TROUPE_GROUP_PROTOCOL>;
+
 /// One per group, on the broker that leads the group's __consumer_offsets
 /// partition.
 using group_coordinator_actor = caf::typed_actor<
