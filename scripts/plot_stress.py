@@ -25,10 +25,22 @@ def load(paths):
     return sorted(points)
 
 
+def nice_step(span, ticks=5):
+    """A round step (1, 2 or 5 times a power of ten) for about `ticks`."""
+    raw = span / ticks
+    power = 10 ** len(str(int(raw))) / 10 if raw >= 1 else 1
+    for factor in (1, 2, 5, 10):
+        if raw <= factor * power:
+            return factor * power
+    return 10 * power
+
+
 def svg(points, cores):
     width, height, left, right, top, bottom = 720, 440, 80, 30, 40, 60
-    xmax = max(p[0] for p in points) * 1.05
-    ymax = max(max(p[1], p[2]) for p in points) * 1.1
+    xstep = nice_step(max(p[0] for p in points))
+    ystep = nice_step(max(max(p[1], p[2]) for p in points))
+    xmax = xstep * (int(max(p[0] for p in points) / xstep) + 1)
+    ymax = ystep * (int(max(max(p[1], p[2]) for p in points) / ystep) + 1)
     sx = lambda x: left + (width - left - right) * x / xmax
     sy = lambda y: height - bottom - (height - top - bottom) * y / ymax
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
@@ -38,13 +50,14 @@ def svg(points, cores):
            f'font-size="15">troupe: rebalance time against group size '
            f'(cold start, one group, {cores} cores)</text>']
     # axes and grid
-    for i in range(6):
-        y = ymax * i / 5
+    for i in range(int(round(ymax / ystep)) + 1):
+        y = ystep * i
         out.append(f'<line x1="{left}" x2="{width - right}" y1="{sy(y):.1f}" '
                    f'y2="{sy(y):.1f}" stroke="#ddd"/>')
         out.append(f'<text x="{left - 6}" y="{sy(y) + 4:.1f}" '
-                   f'text-anchor="end">{y:.0f}</text>')
-        x = xmax * i / 5
+                   f'text-anchor="end">{y:,.0f}</text>')
+    for i in range(int(round(xmax / xstep)) + 1):
+        x = xstep * i
         out.append(f'<text x="{sx(x):.1f}" y="{height - bottom + 18}" '
                    f'text-anchor="middle">{x:,.0f}</text>')
     out.append(f'<line x1="{left}" x2="{width - right}" y1="{sy(0)}" '
