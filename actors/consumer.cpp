@@ -119,6 +119,26 @@ bool handle_coordinator_error(consumer_ptr self, error_code e) {
   }
 }
 
+/// Kafka's answer to the errors that say this membership is stale: reset
+/// what is stale and rejoin. True when `e` was one of them.
+bool rejoin_after(consumer_ptr self, error_code e) {
+  switch (e) {
+    case error_code::rebalance_in_progress:
+      join(self);
+      return true;
+    case error_code::illegal_generation:
+      reset_generation(self, false);
+      join(self);
+      return true;
+    case error_code::unknown_member_id:
+      reset_generation(self, true);
+      join(self);
+      return true;
+    default:
+      return false;
+  }
+}
+
 // -- heartbeats ------------------------------------------------------------------
 
 void schedule_heartbeat(consumer_ptr self) {
@@ -134,50 +154,25 @@ void start_heartbeats(consumer_ptr self) {
 
 void on_heartbeat(consumer_ptr self, error_code e) {
   auto& st = self->state;
-  switch (e) {
-    case error_code::none:
-      return;
-    case error_code::rebalance_in_progress:
-      // Kafka: rejoin; a cooperative member keeps its partitions meanwhile.
-      if (st.phase == "stable")
-        join(self);
-      return;
-    case error_code::illegal_generation:
-      reset_generation(self, false);
-      join(self);
-      return;
-    case error_code::unknown_member_id:
-      reset_generation(self, true);
-      join(self);
-      return;
-    default:
-      if (!handle_coordinator_error(self, e))
-        fail(self, e);
-  }
+  if (e == error_code::none)
+    return;
+  // While awaiting its SyncGroup answer the member learns of the rebalance
+  // from that answer; a cooperative member keeps its partitions meanwhile.
+  if (e == error_code::rebalance_in_progress && st.phase != "stable")
+    return;
+  if (!rejoin_after(self, e) && !handle_coordinator_error(self, e))
+    fail(self, e);
 }
 
 // -- SyncGroup -------------------------------------------------------------------
 
 void on_sync(consumer_ptr self, sync_group_response& r) {
   auto& st = self->state;
-  switch (r.error) {
-    case error_code::none:
-      break;
-    case error_code::rebalance_in_progress:
-      join(self);
-      return;
-    case error_code::illegal_generation:
-      reset_generation(self, false);
-      join(self);
-      return;
-    case error_code::unknown_member_id:
-      reset_generation(self, true);
-      join(self);
-      return;
-    default:
-      if (!handle_coordinator_error(self, r.error))
-        fail(self, r.error);
-      return;
+  if (r.error != error_code::none) {
+    if (!rejoin_after(self, r.error)
+        && !handle_coordinator_error(self, r.error))
+      fail(self, r.error);
+    return;
   }
   auto decoded = decode_assignment(r.assignment);
   if (!decoded) {
@@ -322,29 +317,17 @@ bytes subscription_for(const consumer_state& st, const std::string& assignor) {
 
 void on_join(consumer_ptr self, join_group_response& r) {
   auto& st = self->state;
-  switch (r.error) {
-    case error_code::none:
-      break;
-    case error_code::member_id_required:
-      // KIP-394: come back with the id the coordinator handed out.
-      st.member_id = r.member_id;
-      join(self);
-      return;
-    case error_code::unknown_member_id:
-      reset_generation(self, true);
-      join(self);
-      return;
-    case error_code::illegal_generation:
-      reset_generation(self, false);
-      join(self);
-      return;
-    case error_code::rebalance_in_progress:
-      join(self);
-      return;
-    default:
-      if (!handle_coordinator_error(self, r.error))
-        fail(self, r.error); // e.g. INCONSISTENT_GROUP_PROTOCOL, FENCED
-      return;
+  if (r.error == error_code::member_id_required) {
+    // KIP-394: come back with the id the coordinator handed out.
+    st.member_id = r.member_id;
+    join(self);
+    return;
+  }
+  if (r.error != error_code::none) {
+    if (!rejoin_after(self, r.error)
+        && !handle_coordinator_error(self, r.error))
+      fail(self, r.error); // e.g. INCONSISTENT_GROUP_PROTOCOL, FENCED
+    return;
   }
   st.member_id = r.member_id;
   st.generation = r.generation_id;

@@ -3,6 +3,8 @@
 // Helpers shared by the assignors (not part of their public interface).
 
 #include <cstddef>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "domain/assignors/assignor.hpp"
@@ -21,5 +23,13 @@ member_order(const std::vector<member_subscription>& members);
 group_assignment
 empty_assignment(const std::vector<member_subscription>& members,
                  const std::vector<size_t>& order);
+
+/// Topic -> ranks (positions in `order`) of its subscribers, ascending, for
+/// the topics that have partition metadata: Kafka's assignors skip the
+/// others, so their subscribers get nothing for them.
+std::map<std::string, std::vector<size_t>>
+subscribers_by_topic(const partition_counts& topics,
+                     const std::vector<member_subscription>& members,
+                     const std::vector<size_t>& order);
 
 } // namespace troupe::detail

@@ -7,29 +7,6 @@ namespace troupe {
 
 namespace {
 
-/// A member's topics, sorted and without duplicates.
-std::vector<std::string> unique_topics(const member_subscription& x) {
-  auto topics = x.topics;
-  std::sort(topics.begin(), topics.end());
-  topics.erase(std::unique(topics.begin(), topics.end()), topics.end());
-  return topics;
-}
-
-/// Topic -> ranks (positions in member order) of its subscribers, ascending.
-/// Topics without partition metadata are left out: Kafka's RangeAssignor
-/// skips them, so their subscribers get nothing for them.
-std::map<std::string, std::vector<size_t>>
-subscribers_by_topic(const partition_counts& topics,
-                     const std::vector<member_subscription>& members,
-                     const std::vector<size_t>& order) {
-  std::map<std::string, std::vector<size_t>> result;
-  for (size_t rank = 0; rank < order.size(); ++rank)
-    for (auto& topic : unique_topics(members[order[rank]]))
-      if (topics.count(topic) > 0)
-        result[topic].push_back(rank);
-  return result;
-}
-
 /// Kafka's RangeAssignor on one topic: subscriber i takes a contiguous range
 /// of n / c partitions, and the first n % c subscribers one more.
 void assign_topic_range(const std::string& topic, int32_t partitions,
@@ -56,7 +33,7 @@ group_assignment assign_range(const partition_counts& topics,
   std::vector<std::vector<topic_partition>> lists(order.size());
   // Topics in name order and ranges ascending: each list comes out sorted.
   for (auto& [topic, subscribers] :
-       subscribers_by_topic(topics, members, order))
+       detail::subscribers_by_topic(topics, members, order))
     assign_topic_range(topic, topics.at(topic), subscribers, lists);
   auto result = detail::empty_assignment(members, order);
   for (size_t rank = 0; rank < order.size(); ++rank)

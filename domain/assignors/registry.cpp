@@ -32,6 +32,21 @@ member_order(const std::vector<member_subscription>& members) {
   return order;
 }
 
+std::map<std::string, std::vector<size_t>>
+subscribers_by_topic(const partition_counts& topics,
+                     const std::vector<member_subscription>& members,
+                     const std::vector<size_t>& order) {
+  std::map<std::string, std::vector<size_t>> result;
+  for (size_t rank = 0; rank < order.size(); ++rank)
+    for (auto& topic : members[order[rank]].topics)
+      if (topics.count(topic) > 0) {
+        auto& ranks = result[topic];
+        if (ranks.empty() || ranks.back() != rank) // a topic listed twice
+          ranks.push_back(rank);
+      }
+  return result;
+}
+
 /// Every member mapped to an empty list, so that all members appear in the
 /// result even when they get nothing.
 group_assignment

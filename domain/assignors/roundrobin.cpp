@@ -7,23 +7,6 @@ namespace troupe {
 
 namespace {
 
-/// Topic -> ranks (positions in member order) of its subscribers, ascending,
-/// for the topics that have partition metadata.
-std::map<std::string, std::vector<size_t>>
-subscribers_by_topic(const partition_counts& topics,
-                     const std::vector<member_subscription>& members,
-                     const std::vector<size_t>& order) {
-  std::map<std::string, std::vector<size_t>> result;
-  for (size_t rank = 0; rank < order.size(); ++rank)
-    for (auto& topic : members[order[rank]].topics)
-      if (topics.count(topic) > 0) {
-        auto& ranks = result[topic];
-        if (ranks.empty() || ranks.back() != rank) // listed twice
-          ranks.push_back(rank);
-      }
-  return result;
-}
-
 /// The subscriber Kafka's CircularIterator stops at: the first one at or
 /// after `cursor`, wrapping around. A binary search instead of stepping
 /// member by member, so sparse subscriptions do not cost O(members).
@@ -43,7 +26,7 @@ assign_roundrobin(const partition_counts& topics,
   auto order = detail::member_order(members);
   std::vector<std::vector<topic_partition>> lists(order.size());
   size_t cursor = 0;
-  for (auto& [topic, ranks] : subscribers_by_topic(topics, members, order))
+  for (auto& [topic, ranks] : detail::subscribers_by_topic(topics, members, order))
     for (int32_t p = 0; p < topics.at(topic); ++p) {
       auto rank = next_subscriber(ranks, cursor);
       lists[rank].push_back(topic_partition{topic, p});
