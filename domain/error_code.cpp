@@ -107,6 +107,10 @@ constexpr error_info errors[] = {
    "Replication factor is below 1 or larger than the number of available "
    "brokers.",
    false},
+  {error_code::not_controller, "NOT_CONTROLLER",
+   "This is not the correct controller for this cluster.", true},
+  {error_code::kafka_storage_error, "KAFKA_STORAGE_ERROR",
+   "Disk error when trying to access log file on the disk.", true},
   {error_code::invalid_request, "INVALID_REQUEST",
    "This most likely occurs because of a request being malformed by the "
    "client library or the message was sent to an incompatible broker.",
@@ -115,6 +119,13 @@ constexpr error_info errors[] = {
    "The group is not empty.", false},
   {error_code::group_id_not_found, "GROUP_ID_NOT_FOUND",
    "The group id does not exist.", false},
+  {error_code::fenced_leader_epoch, "FENCED_LEADER_EPOCH",
+   "The leader epoch in the request is older than the epoch on the broker.",
+   true},
+  {error_code::unsupported_compression_type, "UNSUPPORTED_COMPRESSION_TYPE",
+   "The requesting client does not support the compression type of given "
+   "partition.",
+   false},
   {error_code::member_id_required, "MEMBER_ID_REQUIRED",
    "The group member needs to have a valid member id before actually "
    "entering a consumer group.",
@@ -125,6 +136,12 @@ constexpr error_info errors[] = {
    "The broker rejected this static consumer since another consumer with the "
    "same group.instance.id has registered with a different member.id.",
    false},
+  {error_code::invalid_record, "INVALID_RECORD",
+   "This record has failed the validation on broker and hence will be "
+   "rejected.",
+   false},
+  {error_code::invalid_update_version, "INVALID_UPDATE_VERSION",
+   "The given update version was invalid.", false},
 };
 
 const error_info* find(error_code code) noexcept {

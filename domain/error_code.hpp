@@ -43,12 +43,18 @@ enum class error_code : int16_t {
   topic_already_exists = 36,
   invalid_partitions = 37,
   invalid_replication_factor = 38,
+  not_controller = 41,
   invalid_request = 42,
+  kafka_storage_error = 56,
   non_empty_group = 68,
   group_id_not_found = 69,
+  fenced_leader_epoch = 74,
+  unsupported_compression_type = 76,
   member_id_required = 79,
   group_max_size_reached = 81,
   fenced_instance_id = 82,
+  invalid_record = 87,
+  invalid_update_version = 95,
 };
 
 /// Kafka's upper-case name, e.g. "ILLEGAL_GENERATION".

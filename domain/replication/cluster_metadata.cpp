@@ -1,0 +1,173 @@
+#include "domain/replication/cluster_metadata.hpp"
+
+#include <algorithm>
+
+#include "domain/topic_name.hpp"
+
+namespace troupe {
+
+namespace {
+
+bool contains(const std::vector<int32_t>& xs, int32_t x) {
+  return std::find(xs.begin(), xs.end(), x) != xs.end();
+}
+
+} // namespace
+
+// -- brokers ---------------------------------------------------------------
+
+void cluster_metadata::register_broker(int32_t broker_id) {
+  brokers_[broker_id] = true;
+}
+
+bool cluster_metadata::is_alive(int32_t broker_id) const {
+  auto i = brokers_.find(broker_id);
+  return i != brokers_.end() && i->second;
+}
+
+std::vector<int32_t> cluster_metadata::live_brokers() const {
+  std::vector<int32_t> result;
+  for (auto& [id, alive] : brokers_)
+    if (alive)
+      result.push_back(id);
+  return result;
+}
+
+std::optional<int32_t>
+cluster_metadata::elect(const partition_state& p, bool unclean) const {
+  // Kafka's OfflinePartitionLeaderElectionStrategy: the first live replica
+  // in assignment order that is in the ISR; with unclean election, else the
+  // first live replica at all.
+  for (auto id : p.replicas)
+    if (is_alive(id) && contains(p.isr, id))
+      return id;
+  if (unclean)
+    for (auto id : p.replicas)
+      if (is_alive(id))
+        return id;
+  return std::nullopt;
+}
+
+std::vector<partition_change>
+cluster_metadata::broker_stopped(int32_t broker_id, bool unclean) {
+  std::vector<partition_change> changes;
+  if (!is_alive(broker_id))
+    return changes;
+  brokers_[broker_id] = false;
+  for (auto& [topic, partitions] : topics_) {
+    for (size_t i = 0; i < partitions.size(); ++i) {
+      auto& p = partitions[i];
+      if (p.leader != broker_id)
+        continue;
+      auto next = elect(p, unclean);
+      p.leader = next ? *next : -1;
+      ++p.leader_epoch;
+      ++p.partition_epoch;
+      if (next && !contains(p.isr, *next))
+        p.isr = {*next}; // unclean: the new leader's log is the truth
+      changes.push_back({{topic, static_cast<int32_t>(i)}, p});
+    }
+  }
+  return changes;
+}
+
+std::vector<partition_change>
+cluster_metadata::broker_started(int32_t broker_id, bool unclean) {
+  std::vector<partition_change> changes;
+  brokers_[broker_id] = true;
+  for (auto& [topic, partitions] : topics_) {
+    for (size_t i = 0; i < partitions.size(); ++i) {
+      auto& p = partitions[i];
+      if (p.leader != -1 || !contains(p.replicas, broker_id))
+        continue;
+      auto next = elect(p, unclean);
+      if (!next)
+        continue;
+      p.leader = *next;
+      ++p.leader_epoch;
+      ++p.partition_epoch;
+      if (!contains(p.isr, *next))
+        p.isr = {*next};
+      changes.push_back({{topic, static_cast<int32_t>(i)}, p});
+    }
+  }
+  return changes;
+}
+
+// -- topics --------------------------------------------------------------------
+
+error_code cluster_metadata::create_topic(const std::string& name,
+                                          int32_t partitions,
+                                          int32_t replication_factor,
+                                          int32_t start_index) {
+  if (auto e = validate_topic_name(name); e != error_code::none)
+    return e;
+  if (has_topic(name))
+    return error_code::topic_already_exists;
+  if (partitions < 1)
+    return error_code::invalid_partitions;
+  auto brokers = live_brokers();
+  auto n = static_cast<int32_t>(brokers.size());
+  if (replication_factor < 1 || replication_factor > n)
+    return error_code::invalid_replication_factor;
+  // AdminUtils.assignReplicasToBrokers, rack-unaware, fixed start index:
+  // the first replica walks the brokers round-robin, the others follow at a
+  // shift that grows every time the partitions wrap around the brokers.
+  auto start = ((start_index % n) + n) % n;
+  auto shift = start;
+  std::vector<partition_state> result;
+  for (int32_t p = 0; p < partitions; ++p) {
+    if (p > 0 && p % n == 0)
+      ++shift;
+    auto first = (p + start) % n;
+    partition_state st;
+    st.replicas.push_back(brokers[static_cast<size_t>(first)]);
+    for (int32_t j = 0; j < replication_factor - 1; ++j) {
+      auto offset = n > 1 ? 1 + (shift + j) % (n - 1) : 0;
+      st.replicas.push_back(brokers[static_cast<size_t>((first + offset) % n)]);
+    }
+    st.leader = st.replicas.front();
+    st.isr = st.replicas;
+    result.push_back(std::move(st));
+  }
+  topics_.emplace(name, std::move(result));
+  return error_code::none;
+}
+
+const partition_state*
+cluster_metadata::partition(const topic_partition& tp) const {
+  auto i = topics_.find(tp.topic);
+  if (i == topics_.end() || tp.partition < 0
+      || static_cast<size_t>(tp.partition) >= i->second.size())
+    return nullptr;
+  return &i->second[static_cast<size_t>(tp.partition)];
+}
+
+// -- ISR changes -------------------------------------------------------------------
+
+error_code cluster_metadata::alter_isr(const topic_partition& tp,
+                                       int32_t leader, int32_t leader_epoch,
+                                       int32_t partition_epoch,
+                                       const std::vector<int32_t>& isr) {
+  auto i = topics_.find(tp.topic);
+  if (i == topics_.end() || tp.partition < 0
+      || static_cast<size_t>(tp.partition) >= i->second.size())
+    return error_code::unknown_topic_or_partition;
+  auto& p = i->second[static_cast<size_t>(tp.partition)];
+  if (leader_epoch < p.leader_epoch)
+    return error_code::fenced_leader_epoch;
+  if (leader != p.leader || leader_epoch != p.leader_epoch)
+    return error_code::not_leader_or_follower;
+  if (partition_epoch != p.partition_epoch)
+    return error_code::invalid_update_version;
+  if (!contains(isr, leader))
+    return error_code::invalid_request;
+  for (auto id : isr)
+    if (!contains(p.replicas, id))
+      return error_code::invalid_request;
+  p.isr = isr;
+  ++p.partition_epoch;
+  return error_code::none;
+}
+
+} // namespace troupe

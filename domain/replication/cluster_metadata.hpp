@@ -1,0 +1,101 @@
+#pragma once
+
+// What Kafka's controller keeps (in ZooKeeper, /brokers and
+// /brokers/topics/<t>/partitions/<p>/state): brokers and whether they are
+// alive, topics, each partition's replicas, leader, leader epoch and ISR.
+// A plain class; the controller actor owns one and persists it.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "domain/error_code.hpp"
+#include "domain/topic_partition.hpp"
+
+namespace troupe {
+
+struct partition_state {
+  std::vector<int32_t> replicas; // assignment order; the first is preferred
+  int32_t leader = -1;           // -1: offline
+  int32_t leader_epoch = 0;
+  std::vector<int32_t> isr;
+  /// Bumped on every change (ZooKeeper's znode version), so that a stale
+  /// ISR change is refused.
+  int32_t partition_epoch = 0;
+
+  friend bool operator==(const partition_state& x, const partition_state& y) {
+    return x.replicas == y.replicas && x.leader == y.leader
+           && x.leader_epoch == y.leader_epoch && x.isr == y.isr
+           && x.partition_epoch == y.partition_epoch;
+  }
+};
+
+/// A leadership or ISR change, for the brokers to act on.
+struct partition_change {
+  topic_partition partition;
+  partition_state state;
+};
+
+class cluster_metadata {
+public:
+  // -- brokers ---------------------------------------------------------------
+
+  void register_broker(int32_t broker_id);
+  bool is_alive(int32_t broker_id) const;
+  std::vector<int32_t> live_brokers() const;
+  const std::map<int32_t, bool>& brokers() const noexcept {
+    return brokers_;
+  }
+
+  /// A broker stopped: every partition it led gets a new leader from the
+  /// ISR, in assignment order, with leader epoch + 1 — or, with
+  /// unclean.leader.election.enable, from the live replicas; otherwise it
+  /// goes offline (leader -1). Its place in ISRs is left to the leaders'
+  /// isr-expiration, as the issue asks.
+  std::vector<partition_change> broker_stopped(int32_t broker_id,
+                                               bool unclean_election);
+
+  /// A broker came back: offline partitions it can lead get it as leader
+  /// (it must be in the ISR unless unclean election is on).
+  std::vector<partition_change> broker_started(int32_t broker_id,
+                                               bool unclean_election);
+
+  // -- topics ----------------------------------------------------------------
+
+  /// Kafka's rack-unaware replica assignment (AdminUtils
+  /// .assignReplicasToBrokers) with a fixed start index of `start_index`.
+  /// Errors: TOPIC_ALREADY_EXISTS, INVALID_PARTITIONS,
+  /// INVALID_REPLICATION_FACTOR, INVALID_TOPIC_EXCEPTION.
+  error_code create_topic(const std::string& name, int32_t partitions,
+                          int32_t replication_factor, int32_t start_index = 0);
+
+  bool has_topic(const std::string& name) const {
+    return topics_.count(name) > 0;
+  }
+  const std::map<std::string, std::vector<partition_state>>&
+  topics() const noexcept {
+    return topics_;
+  }
+  const partition_state* partition(const topic_partition& tp) const;
+
+  // -- ISR changes (Kafka's AlterIsr) --------------------------------------------
+
+  /// The leader asks to store `isr`. Refused with NOT_LEADER_OR_FOLLOWER when
+  /// the asker is not the leader, FENCED_LEADER_EPOCH (74) for an old epoch,
+  /// INVALID_UPDATE_VERSION (96) for a stale partition epoch, INVALID_REQUEST
+  /// when the ISR lacks the leader or names non-replicas.
+  error_code alter_isr(const topic_partition& tp, int32_t leader,
+                       int32_t leader_epoch, int32_t partition_epoch,
+                       const std::vector<int32_t>& isr);
+
+private:
+  std::optional<int32_t> elect(const partition_state& p,
+                               bool unclean_election) const;
+
+  std::map<int32_t, bool> brokers_;
+  std::map<std::string, std::vector<partition_state>> topics_;
+};
+
+} // namespace troupe

@@ -1,0 +1,117 @@
+// The controller's metadata: Kafka's replica assignment, leader election on
+// broker failure, and AlterIsr validation.
+
+#include <catch2/catch.hpp>
+
+#include "domain/replication/cluster_metadata.hpp"
+
+using namespace troupe;
+
+namespace {
+
+cluster_metadata with_brokers(int n) {
+  cluster_metadata m;
+  for (int i = 0; i < n; ++i)
+    m.register_broker(i);
+  return m;
+}
+
+std::vector<int32_t> v(std::initializer_list<int32_t> xs) {
+  return xs;
+}
+
+} // namespace
+
+TEST_CASE("replica assignment follows Kafka's AdminUtils example") {
+  // AdminUtils.assignReplicasToBrokers javadoc: 5 brokers, 10 partitions,
+  // replication factor 3, start index 0.
+  auto m = with_brokers(5);
+  REQUIRE(m.create_topic("t", 10, 3) == error_code::none);
+  auto r = [&](int p) { return m.partition({"t", p})->replicas; };
+  CHECK(r(0) == v({0, 1, 2}));
+  CHECK(r(1) == v({1, 2, 3}));
+  CHECK(r(4) == v({4, 0, 1}));
+  CHECK(r(5) == v({0, 2, 3}));
+  CHECK(r(9) == v({4, 1, 2}));
+  for (int p = 0; p < 10; ++p) {
+    CHECK(m.partition({"t", p})->leader == r(p).front());
+    CHECK(m.partition({"t", p})->isr == r(p));
+  }
+}
+
+TEST_CASE("topic creation refuses bad partition counts, replication factors "
+          "and names") {
+  auto m = with_brokers(3);
+  CHECK(m.create_topic("t", 0, 1) == error_code::invalid_partitions);
+  CHECK(m.create_topic("t", 3, 4) == error_code::invalid_replication_factor);
+  CHECK(m.create_topic("t", 3, 0) == error_code::invalid_replication_factor);
+  CHECK(m.create_topic("bad name!", 3, 1)
+        == error_code::invalid_topic_exception);
+  CHECK(m.create_topic("t", 3, 3) == error_code::none);
+  CHECK(m.create_topic("t", 3, 3) == error_code::topic_already_exists);
+}
+
+TEST_CASE("a stopped leader is replaced by the first live ISR replica in "
+          "assignment order with leader epoch + 1") {
+  auto m = with_brokers(3);
+  m.create_topic("t", 3, 3);
+  auto before = *m.partition({"t", 0}); // replicas {0, 1, 2}
+  auto changes = m.broker_stopped(0, false);
+  REQUIRE(changes.size() == 1);
+  auto& p = *m.partition({"t", 0});
+  CHECK(p.leader == 1);
+  CHECK(p.leader_epoch == before.leader_epoch + 1);
+  CHECK(p.partition_epoch == before.partition_epoch + 1);
+  // Partitions the stopped broker only followed keep their leader.
+  CHECK(m.partition({"t", 1})->leader == 1);
+  CHECK(m.partition({"t", 2})->leader == 2);
+}
+
+TEST_CASE("without unclean election a partition whose ISR is gone goes "
+          "offline, and comes back with its ISR replica") {
+  auto m = with_brokers(3);
+  m.create_topic("t", 1, 2); // replicas {0, 1}
+  REQUIRE(m.alter_isr({"t", 0}, 0, 0, 0, {0}) == error_code::none);
+  m.broker_stopped(0, false);
+  CHECK(m.partition({"t", 0})->leader == -1);
+  m.broker_started(1, false); // alive already, not in the ISR
+  CHECK(m.partition({"t", 0})->leader == -1);
+  auto changes = m.broker_started(0, false);
+  REQUIRE(changes.size() == 1);
+  CHECK(m.partition({"t", 0})->leader == 0);
+  CHECK(m.partition({"t", 0})->leader_epoch == 2);
+}
+
+TEST_CASE("unclean.leader.election.enable lets a live out-of-sync replica "
+          "lead") {
+  auto m = with_brokers(3);
+  m.create_topic("t", 1, 2);
+  m.alter_isr({"t", 0}, 0, 0, 0, {0});
+  m.broker_stopped(0, true);
+  CHECK(m.partition({"t", 0})->leader == 1);
+  CHECK(m.partition({"t", 0})->isr == v({1}));
+}
+
+TEST_CASE("an ISR change from a stale leader epoch or version is refused") {
+  auto m = with_brokers(3);
+  m.create_topic("t", 1, 3);
+  auto p = *m.partition({"t", 0});
+  CHECK(m.alter_isr({"t", 0}, 1, p.leader_epoch, p.partition_epoch, {0, 1})
+        == error_code::not_leader_or_follower);
+  CHECK(m.alter_isr({"t", 0}, 0, p.leader_epoch, p.partition_epoch + 1,
+                    {0, 1})
+        == error_code::invalid_update_version);
+  CHECK(m.alter_isr({"t", 0}, 0, p.leader_epoch, p.partition_epoch, {1})
+        == error_code::invalid_request); // the leader must stay in its ISR
+  CHECK(m.alter_isr({"t", 0}, 0, p.leader_epoch, p.partition_epoch, {0, 7})
+        == error_code::invalid_request);
+  CHECK(m.alter_isr({"t", 0}, 0, p.leader_epoch, p.partition_epoch, {0, 1})
+        == error_code::none);
+  CHECK(m.partition({"t", 0})->isr == v({0, 1}));
+  m.broker_stopped(0, false);
+  CHECK(m.alter_isr({"t", 0}, 0, p.leader_epoch, p.partition_epoch + 1,
+                    {0, 1})
+        == error_code::fenced_leader_epoch);
+  CHECK(m.alter_isr({"nope", 0}, 0, 0, 0, {0})
+        == error_code::unknown_topic_or_partition);
+}
