@@ -40,6 +40,16 @@ struct partition_change {
 
 class cluster_metadata {
 public:
+  /// Rebuilds metadata read back from disk.
+  static cluster_metadata
+  restore(std::map<int32_t, bool> brokers,
+          std::map<std::string, std::vector<partition_state>> topics) {
+    cluster_metadata m;
+    m.brokers_ = std::move(brokers);
+    m.topics_ = std::move(topics);
+    return m;
+  }
+
   // -- brokers ---------------------------------------------------------------
 
   void register_broker(int32_t broker_id);

@@ -1,0 +1,143 @@
+#include "storage/metadata_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cluster_metadata.pb.h"
+
+namespace troupe {
+
+namespace {
+
+std::string errno_text(const std::string& what, const std::string& path) {
+  return what + " " + path + ": " + std::strerror(errno);
+}
+
+/// Writes all of `data` or fails.
+bool write_all(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    auto n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+proto::ClusterMetadata to_proto(const cluster_metadata& m, uint64_t version) {
+  proto::ClusterMetadata out;
+  out.set_version(version);
+  for (auto& [id, alive] : m.brokers()) {
+    auto b = out.add_brokers();
+    b->set_id(id);
+    b->set_alive(alive);
+  }
+  for (auto& [name, partitions] : m.topics()) {
+    auto t = out.add_topics();
+    t->set_name(name);
+    for (auto& p : partitions) {
+      auto ps = t->add_partitions();
+      for (auto r : p.replicas)
+        ps->add_replicas(r);
+      ps->set_leader(p.leader);
+      ps->set_leader_epoch(p.leader_epoch);
+      for (auto r : p.isr)
+        ps->add_isr(r);
+      ps->set_partition_epoch(p.partition_epoch);
+    }
+  }
+  return out;
+}
+
+cluster_metadata from_proto(const proto::ClusterMetadata& in) {
+  std::map<int32_t, bool> brokers;
+  for (auto& b : in.brokers())
+    brokers[b.id()] = b.alive();
+  std::map<std::string, std::vector<partition_state>> topics;
+  for (auto& t : in.topics()) {
+    auto& partitions = topics[t.name()];
+    for (auto& ps : t.partitions()) {
+      partition_state p;
+      p.replicas.assign(ps.replicas().begin(), ps.replicas().end());
+      p.leader = ps.leader();
+      p.leader_epoch = ps.leader_epoch();
+      p.isr.assign(ps.isr().begin(), ps.isr().end());
+      p.partition_epoch = ps.partition_epoch();
+      partitions.push_back(std::move(p));
+    }
+  }
+  return cluster_metadata::restore(std::move(brokers), std::move(topics));
+}
+
+} // namespace
+
+metadata_file::metadata_file(std::string dir)
+  : dir_(std::move(dir)), path_(dir_ + "/cluster_metadata.pb") {
+  // nop
+}
+
+std::string metadata_file::save(const cluster_metadata& metadata) {
+  if (::mkdir(dir_.c_str(), 0755) != 0 && errno != EEXIST)
+    return errno_text("cannot create", dir_);
+  std::string bytes;
+  if (!to_proto(metadata, ++version_).SerializeToString(&bytes))
+    return "cannot serialize the cluster metadata";
+  auto tmp = path_ + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return errno_text("cannot open", tmp);
+  bool ok = write_all(fd, bytes) && ::fsync(fd) == 0;
+  auto err = ok ? std::string{} : errno_text("cannot write", tmp);
+  ::close(fd);
+  if (!ok) {
+    ::unlink(tmp.c_str());
+    return err;
+  }
+  if (::rename(tmp.c_str(), path_.c_str()) != 0)
+    return errno_text("cannot rename onto", path_);
+  // The rename itself must survive a crash.
+  int dir_fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return {};
+}
+
+std::variant<std::optional<cluster_metadata>, std::string>
+metadata_file::load() const {
+  int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      return std::optional<cluster_metadata>{};
+    return errno_text("cannot open", path_);
+  }
+  std::string bytes;
+  char buf[65536];
+  for (;;) {
+    auto n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      auto err = errno_text("cannot read", path_);
+      ::close(fd);
+      return err;
+    }
+    if (n == 0)
+      break;
+    bytes.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  proto::ClusterMetadata in;
+  if (!in.ParseFromString(bytes))
+    return path_ + " is not a valid ClusterMetadata record";
+  return std::optional<cluster_metadata>{from_proto(in)};
+}
+
+} // namespace troupe
