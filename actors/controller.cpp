@@ -1,5 +1,7 @@
 #include "actors/controller.hpp"
 
+#include <functional>
+
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
@@ -9,35 +11,92 @@ namespace troupe {
 
 namespace {
 
+void persist(controller_state& st) {
+  if (!st.file)
+    return;
+  if (auto err = st.file->save(st.metadata); !err.empty())
+    spdlog::error("controller: metadata not saved: {}", err);
+}
+
 topic_result create_topic(controller_state& st, const new_topic& t) {
-  if (auto e = validate_topic_name(t.name); e != error_code::none)
-    return {t.name, e, "Topic name is illegal: " + t.name};
-  if (st.topics.count(t.name))
-    return {t.name, error_code::topic_already_exists,
-            "Topic '" + t.name + "' already exists."};
   auto partitions = t.num_partitions == -1 ? st.config.num_partitions
                                            : t.num_partitions;
-  if (partitions < 1 || partitions > 1000000)
-    return {t.name, error_code::invalid_partitions,
-            "Number of partitions must be between 1 and 1000000."};
   int32_t rf = t.replication_factor == -1 ? st.config.default_replication_factor
                                           : t.replication_factor;
-  if (rf < 1 || rf > st.config.brokers)
-    return {t.name, error_code::invalid_replication_factor,
-            "Replication factor: " + std::to_string(rf)
-              + " larger than available brokers: "
-              + std::to_string(st.config.brokers) + "."};
-  st.topics.emplace(t.name, partitions);
-  spdlog::info("controller: created topic {} with {} partitions", t.name,
-               partitions);
-  return {t.name, error_code::none, {}};
+  if (partitions > 1000000)
+    return {t.name, error_code::invalid_partitions,
+            "Number of partitions must be at most 1000000."};
+  // Kafka picks a random start broker; a hash of the name spreads topics
+  // over the brokers just as well and is reproducible.
+  auto start = static_cast<int32_t>(std::hash<std::string>{}(t.name) % 1024);
+  auto e = st.metadata.create_topic(t.name, partitions, rf, start);
+  switch (e) {
+    case error_code::none:
+      spdlog::info("controller: created topic {} with {} partitions, "
+                   "replication factor {}",
+                   t.name, partitions, rf);
+      persist(st);
+      return {t.name, e, {}};
+    case error_code::invalid_topic_exception:
+      return {t.name, e, "Topic name is illegal: " + t.name};
+    case error_code::topic_already_exists:
+      return {t.name, e, "Topic '" + t.name + "' already exists."};
+    case error_code::invalid_partitions:
+      return {t.name, e, "Number of partitions must be at least 1."};
+    case error_code::invalid_replication_factor:
+      return {t.name, e,
+              "Replication factor: " + std::to_string(rf)
+                + " larger than available brokers: "
+                + std::to_string(st.metadata.live_brokers().size()) + "."};
+    default:
+      return {t.name, e, std::string{error_message(e)}};
+  }
+}
+
+topic_metadata describe(const controller_state& st, const std::string& name) {
+  topic_metadata t{error_code::none, name, 0, {}};
+  auto i = st.metadata.topics().find(name);
+  if (i == st.metadata.topics().end()) {
+    t.error = error_code::unknown_topic_or_partition;
+    return t;
+  }
+  t.partitions = static_cast<int32_t>(i->second.size());
+  for (size_t p = 0; p < i->second.size(); ++p) {
+    auto& s = i->second[p];
+    t.partition_states.push_back({static_cast<int32_t>(p), s.leader,
+                                  s.leader_epoch, s.replicas, s.isr});
+  }
+  return t;
 }
 
 } // namespace
 
+std::variant<cluster_metadata, std::string>
+load_cluster_metadata(const cluster_config& config) {
+  cluster_metadata metadata;
+  if (!config.log_dirs.empty()) {
+    metadata_file file{config.log_dirs + "/__cluster_metadata"};
+    auto loaded = file.load();
+    if (auto err = std::get_if<std::string>(&loaded))
+      return *err; // refuse to invent an empty cluster over unreadable state
+    if (auto& m = std::get<std::optional<cluster_metadata>>(loaded))
+      metadata = std::move(*m);
+  }
+  for (int32_t id = 0; id < config.brokers; ++id)
+    metadata.register_broker(id);
+  return metadata;
+}
+
 controller_actor::behavior_type controller(controller_ptr self,
-                                           cluster_config config) {
-  self->state.config = std::move(config);
+                                           cluster_config config,
+                                           cluster_metadata metadata) {
+  auto& st = self->state;
+  st.config = std::move(config);
+  st.metadata = std::move(metadata);
+  if (!st.config.log_dirs.empty())
+    st.file = std::make_unique<metadata_file>(st.config.log_dirs
+                                              + "/__cluster_metadata");
+  persist(st);
   return {
     [self](create_topics_request& req) {
       create_topics_response res;
@@ -49,28 +108,19 @@ controller_actor::behavior_type controller(controller_ptr self,
       auto& st = self->state;
       metadata_response res;
       if (req.topics.empty()) {
-        for (auto& [name, partitions] : st.topics)
-          res.topics.push_back({error_code::none, name, partitions});
+        for (auto& [name, partitions] : st.metadata.topics())
+          res.topics.push_back(describe(st, name));
         return res;
       }
       for (auto& name : req.topics) {
-        auto i = st.topics.find(name);
-        if (i != st.topics.end()) {
-          res.topics.push_back({error_code::none, name, i->second});
-          continue;
-        }
         if (auto e = validate_topic_name(name); e != error_code::none) {
-          res.topics.push_back({e, name, 0});
+          res.topics.push_back({e, name, 0, {}});
           continue;
         }
-        if (req.allow_auto_topic_creation && st.config.auto_create_topics) {
-          auto created = create_topic(st, {name, -1, -1});
-          res.topics.push_back(
-            {created.error, name,
-             created.error == error_code::none ? st.topics[name] : 0});
-          continue;
-        }
-        res.topics.push_back({error_code::unknown_topic_or_partition, name, 0});
+        if (!st.metadata.has_topic(name) && req.allow_auto_topic_creation
+            && st.config.auto_create_topics)
+          create_topic(st, {name, -1, -1});
+        res.topics.push_back(describe(st, name));
       }
       return res;
     },

@@ -1,5 +1,7 @@
 #include "actors/node.hpp"
 
+#include <stdexcept>
+
 #include <caf/all.hpp>
 
 #include "actors/broker.hpp"
@@ -11,7 +13,17 @@ embedded_node spawn_embedded_node(caf::actor_system& sys,
                                   const cluster_config& config,
                                   event_listener_actor listener) {
   embedded_node node;
-  node.controller = sys.spawn(controller, config);
+  auto metadata = load_cluster_metadata(config);
+  if (auto err = std::get_if<std::string>(&metadata))
+    throw std::runtime_error("cannot load cluster metadata: " + *err);
+  auto& loaded = std::get<cluster_metadata>(metadata);
+  // With a log.dirs the controller writes files: give it its own thread.
+  // Without (tests, benchmarks) it stays on the scheduler, which keeps
+  // CAF's test coordinator deterministic.
+  node.controller = config.log_dirs.empty()
+                      ? sys.spawn(controller, config, std::move(loaded))
+                      : sys.spawn<caf::detached>(controller, config,
+                                                 std::move(loaded));
   cluster_peers peers;
   for (int32_t id = 0; id < config.brokers; ++id) {
     auto b = sys.spawn(broker, id, config, node.controller, listener);

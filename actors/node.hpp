@@ -18,6 +18,8 @@ struct embedded_node {
 };
 
 /// Spawns the node's actors and introduces the brokers to each other.
+/// Throws std::runtime_error when the metadata under log.dirs exists but
+/// cannot be read (the caller reports it and stops).
 /// `listener` (may be null) receives every group's state transitions.
 embedded_node spawn_embedded_node(caf::actor_system& sys,
                                   const cluster_config& config,

@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
     if (!troupe::parse_override(o, props))
       errors.push_back("--override expects key=value, got '" + o + "'");
   troupe::cluster_config cluster;
+  cluster.log_dirs = "/tmp/troupe-logs"; // Kafka's is /tmp/kafka-logs
   troupe::process_config process;
   troupe::apply_properties(props, cluster, errors);
   troupe::apply_process_properties(props, process, errors);
@@ -95,6 +96,11 @@ int main(int argc, char** argv) {
   cfg.set("scheduler.policy", caf::atom_from_string(process.scheduler_policy));
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
   caf::actor_system sys{cfg};
-  return serve ? troupe::run_node(sys, cluster)
-               : troupe::run_demo(sys, cluster, demo);
+  try {
+    return serve ? troupe::run_node(sys, cluster)
+                 : troupe::run_demo(sys, cluster, demo);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "troupe: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -19,6 +19,15 @@ struct cluster_config {
   int16_t default_replication_factor = 1;
   /// auto.create.topics.enable
   bool auto_create_topics = true;
+  /// log.dirs: where logs and the controller's metadata live; empty keeps
+  /// everything in memory (tests).
+  std::string log_dirs;
+  /// unclean.leader.election.enable
+  bool unclean_leader_election = false;
+  /// min.insync.replicas
+  int32_t min_insync_replicas = 1;
+  /// replica.lag.time.max.ms
+  int64_t replica_lag_time_max_ms = 30000;
   /// Host each broker advertises; broker i gets port base_port + i.
   std::string advertised_host = "127.0.0.1";
   int32_t base_port = 9092;

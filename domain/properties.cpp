@@ -51,6 +51,13 @@ const std::vector<property_doc> docs = {
   {"num.partitions", "1", "partitions of an auto-created topic"},
   {"default.replication.factor", "1", "replication factor of a new topic"},
   {"auto.create.topics.enable", "true", "create topics on first metadata use"},
+  {"log.dirs", "/tmp/troupe-logs",
+   "where logs and the controller's metadata are kept"},
+  {"unclean.leader.election.enable", "false",
+   "let an out-of-sync replica lead when no in-sync one is alive"},
+  {"min.insync.replicas", "1", "in-sync replicas acks=all needs"},
+  {"replica.lag.time.max.ms", "30000",
+   "a follower not caught up for this long leaves the ISR"},
   {"group.initial.rebalance.delay.ms", "3000",
    "wait for more members before the first rebalance of an empty group"},
   {"group.min.session.timeout.ms", "6000", "smallest session timeout"},
@@ -125,6 +132,15 @@ void apply_properties(const properties& props, cluster_config& cfg,
       ok = parse_int<int16_t>(value, cfg.default_replication_factor, 1, 64);
     else if (key == "auto.create.topics.enable")
       ok = parse_bool(value, cfg.auto_create_topics);
+    else if (key == "log.dirs")
+      cfg.log_dirs = value, ok = !value.empty();
+    else if (key == "unclean.leader.election.enable")
+      ok = parse_bool(value, cfg.unclean_leader_election);
+    else if (key == "min.insync.replicas")
+      ok = parse_int<int32_t>(value, cfg.min_insync_replicas, 1, 64);
+    else if (key == "replica.lag.time.max.ms")
+      ok = parse_int<int64_t>(value, cfg.replica_lag_time_max_ms, 1,
+                              INT64_MAX);
     else if (key == "group.initial.rebalance.delay.ms")
       ok = parse_int<int32_t>(value, g.initial_rebalance_delay_ms, 0, i32max);
     else if (key == "group.min.session.timeout.ms")

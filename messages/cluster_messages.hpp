@@ -53,10 +53,19 @@ struct metadata_request {
   bool allow_auto_topic_creation = false;
 };
 
+struct partition_metadata {
+  int32_t partition = 0;
+  int32_t leader = -1;
+  int32_t leader_epoch = 0;
+  std::vector<int32_t> replicas;
+  std::vector<int32_t> isr;
+};
+
 struct topic_metadata {
   error_code error = error_code::none;
   std::string name;
   int32_t partitions = 0;
+  std::vector<partition_metadata> partition_states;
 };
 
 struct metadata_response {
@@ -230,8 +239,13 @@ typename Inspector::result_type inspect(Inspector& f, metadata_request& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, partition_metadata& x) {
+  return f(x.partition, x.leader, x.leader_epoch, x.replicas, x.isr);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, topic_metadata& x) {
-  return f(x.error, x.name, x.partitions);
+  return f(x.error, x.name, x.partitions, x.partition_states);
 }
 
 template <class Inspector>

@@ -89,7 +89,7 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
     cluster_peers{{{0, "127.0.0.1", 9092, some_actor}}},
     metadata_request{{"t"}, true},
     metadata_response{{{1, "h", 9093, some_actor}},
-                      {{error_code::none, "t", 6}}},
+                      {{error_code::none, "t", 1, {{0, 2, 5, {2, 0}, {2}}}}}},
     create_topics_request{{{"t", 6, 3}}},
     create_topics_response{{{"t", error_code::topic_already_exists, "x"}}},
     join_timeout{17}, sync_timeout{18}, session_check{"m-1"},
