@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,8 +84,10 @@ metadata_file::metadata_file(std::string dir)
 }
 
 std::string metadata_file::save(const cluster_metadata& metadata) {
-  if (::mkdir(dir_.c_str(), 0755) != 0 && errno != EEXIST)
-    return errno_text("cannot create", dir_);
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec)
+    return "cannot create " + dir_ + ": " + ec.message();
   std::string bytes;
   if (!to_proto(metadata, ++version_).SerializeToString(&bytes))
     return "cannot serialize the cluster metadata";
