@@ -1026,19 +1026,30 @@ bool group::is_static_member_fenced(const std::string& member_id,
 }
 
 std::string group::generate_member_id(const std::string& prefix) {
-  // Kafka: clientId (or group.instance.id) + "-" + a random UUID.
+  // Kafka: clientId (or group.instance.id) + "-" + a random UUID (v4).
   auto a = rng_();
   auto b = rng_();
   a = (a & 0xFFFFFFFFFFFF0FFFull) | 0x0000000000004000ull; // version 4
   b = (b & 0x3FFFFFFFFFFFFFFFull) | 0x8000000000000000ull; // variant 1
-  char uuid[37];
-  std::snprintf(uuid, sizeof(uuid), "%08x-%04x-%04x-%04x-%012llx",
-                static_cast<unsigned>(a >> 32),
-                static_cast<unsigned>((a >> 16) & 0xFFFF),
-                static_cast<unsigned>(a & 0xFFFF),
-                static_cast<unsigned>(b >> 48),
-                static_cast<unsigned long long>(b & 0xFFFFFFFFFFFFull));
-  return prefix + "-" + uuid;
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string id;
+  id.reserve(prefix.size() + 37);
+  id += prefix;
+  id += '-';
+  auto put = [&](uint64_t x, int digits) {
+    for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4)
+      id += hex[(x >> shift) & 0xF];
+  };
+  put(a >> 32, 8);
+  id += '-';
+  put((a >> 16) & 0xFFFF, 4);
+  id += '-';
+  put(a & 0xFFFF, 4);
+  id += '-';
+  put(b >> 48, 4);
+  id += '-';
+  put(b & 0xFFFFFFFFFFFFull, 12);
+  return id;
 }
 
 // -- helpers --------------------------------------------------------------------

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <regex>
+
 #include "tests/domain/group_fixture.hpp"
 
 using namespace troupe;
@@ -689,4 +691,13 @@ TEST_CASE("describe shows members and assignments only while Stable") {
   CHECK(desc.protocol_data == "range");
   REQUIRE(desc.members.size() == 1);
   CHECK(desc.members[0].assignment == b("A"));
+}
+
+TEST_CASE("member ids are the client id and a version-4 UUID, as Kafka's") {
+  group_driver d;
+  auto id = d.join_new();
+  std::regex uuid{"client-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}"
+                  "-[0-9a-f]{12}"};
+  CHECK(std::regex_match(id, uuid));
+  CHECK(d.join_new() != id);
 }
