@@ -3,6 +3,7 @@
 #  1. every scenario on 10,000 members in one group (range, then
 #     cooperative-sticky for churn),
 #  2. the heartbeat ceiling (10,000 members heartbeating every 5 ms),
+#     and the coordinator's own memory per member (100,000 raw members),
 #  3. cold start for one group of 1,000 .. 100,000 members,
 # writes JSON to bench/results/ and draws bench/rebalance_vs_group_size.svg.
 set -euo pipefail
@@ -18,6 +19,7 @@ $h --members 10000 --groups 1 --assignor cooperative-sticky \
    --json "$out/scenarios_cooperative.json" -s churn
 $h --members 10000 --groups 10 --heartbeat-interval-ms 5 -s steady \
    --steady-seconds 10 --json "$out/heartbeat_ceiling.json"
+$h --coordinator-memory 100000 | tee "$out/coordinator_memory.txt"
 sizes=(1000 2000 5000 10000 20000 50000 100000)
 files=()
 for n in "${sizes[@]}"; do

@@ -21,6 +21,7 @@
 #include "actors/consumer.hpp"
 #include "actors/metrics.hpp"
 #include "actors/node.hpp"
+#include "domain/java_hash.hpp"
 #include "examples/stress/tracker.hpp"
 
 using namespace troupe;
@@ -584,6 +585,57 @@ void write_json(const std::string& path, const std::vector<row>& rows,
   out << "]}\n";
 }
 
+
+/// The coordinator's own memory per member: one driver actor joins
+/// `members` raw members into one group (no client actor per member, so
+/// only the broker side is counted: group entry, member_session actor,
+/// parked promises while they wait) and syncs them; RSS before and after.
+double coordinator_bytes_per_member(caf::actor_system& sys, int32_t members) {
+  cluster_config cfg;
+  cfg.group.initial_rebalance_delay_ms = 3000; // every join lands first
+  auto node = spawn_embedded_node(sys, cfg);
+  auto p = offsets_partition_for("mem", cfg.offsets_topic_num_partitions);
+  auto coordinator = node.brokers[static_cast<size_t>(p) % node.brokers.size()];
+  auto synced = std::make_shared<std::atomic<int32_t>>(0);
+  auto rss0 = rss_bytes();
+  auto driver = sys.spawn([=](caf::event_based_actor* self) {
+    auto leader_done = std::make_shared<bool>(false);
+    for (int32_t i = 0; i < members; ++i) {
+      join_group_request r;
+      r.group_id = "mem";
+      r.protocol_type = "consumer";
+      r.protocols = {{"range", bytes(24, 1)}};
+      r.session_timeout_ms = 45000;
+      r.rebalance_timeout_ms = 60000;
+      r.client_id = "m";
+      r.require_known_member_id = false;
+      self->send(coordinator, std::move(r));
+    }
+    return caf::behavior{
+      [=](join_group_response& r) {
+        sync_group_request s{"mem", r.generation_id, r.member_id, "", "",
+                             "", {}};
+        if (r.leader == r.member_id)
+          for (auto& m : r.members)
+            s.assignments.push_back({m.member_id, bytes(16, 2)});
+        self->send(coordinator, std::move(s));
+      },
+      [=](sync_group_response&) { ++*synced; },
+    };
+  });
+  auto deadline = steady::now() + std::chrono::seconds(120);
+  while (*synced < members && steady::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::fprintf(stderr, "\r[coordinator-memory] %d/%d members synced   ",
+                 synced->load(), members);
+  }
+  std::fprintf(stderr, "\n");
+  auto per_member = (rss_bytes() - rss0) / members;
+  caf::anon_send_exit(driver, caf::exit_reason::user_shutdown);
+  stop_embedded_node(node);
+  return *synced == members ? per_member : -1;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -621,6 +673,10 @@ int main(int argc, char** argv) {
     ->check(CLI::IsMember({"sharing", "stealing"}));
   app.add_option("--timeout-seconds", opt.timeout_seconds,
                  "Give up waiting for a stable group after this long");
+  int32_t coordinator_memory = 0;
+  app.add_option("--coordinator-memory", coordinator_memory,
+                 "Only measure the coordinator's memory per member with this "
+                 "many raw members (no client actors), then exit");
   CLI11_PARSE(app, argc, argv);
   if (opt.members < opt.groups) {
     std::fprintf(stderr, "need at least one member per group\n");
@@ -636,6 +692,13 @@ int main(int argc, char** argv) {
   cfg.set("scheduler.policy", caf::atom_from_string(opt.policy));
   caf::actor_system sys{cfg};
 
+  if (coordinator_memory > 0) {
+    auto b = coordinator_bytes_per_member(sys, coordinator_memory);
+    std::printf("coordinator resident memory per member (%d members, one "
+                "group, no client actors): %.0f bytes\n",
+                coordinator_memory, b);
+    return b < 0 ? 1 : 0;
+  }
   std::printf("troupe stress harness: %d members in %d groups, %u cores, "
               "%zu scheduler threads (%s), heartbeat.interval.ms=%d, "
               "session.timeout.ms=%d\n",
