@@ -4,6 +4,7 @@
 #include <string>
 
 #include "domain/group_config.hpp"
+#include "domain/log/segment_log.hpp"
 
 namespace troupe {
 
@@ -28,6 +29,11 @@ struct cluster_config {
   int32_t min_insync_replicas = 1;
   /// replica.lag.time.max.ms
   int64_t replica_lag_time_max_ms = 30000;
+  /// log.segment.bytes, log.retention.bytes, log.retention.ms,
+  /// log.flush.interval.messages, log.flush.interval.ms, message.max.bytes
+  log_config log;
+  /// log.retention.check.interval.ms
+  int64_t log_retention_check_interval_ms = 300000;
   /// Host each broker advertises; broker i gets port base_port + i.
   std::string advertised_host = "127.0.0.1";
   int32_t base_port = 9092;

@@ -21,8 +21,9 @@ bool parse_int(std::string_view text, T& out, T min, T max) {
   int64_t value = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(),
                                    value);
-  if (ec != std::errc{} || ptr != text.data() + text.size() || value < min
-      || value > max)
+  if (ec != std::errc{} || ptr != text.data() + text.size()
+      || value < static_cast<int64_t>(min)
+      || value > static_cast<int64_t>(max))
     return false;
   out = static_cast<T>(value);
   return true;
@@ -56,6 +57,15 @@ const std::vector<property_doc> docs = {
   {"unclean.leader.election.enable", "false",
    "let an out-of-sync replica lead when no in-sync one is alive"},
   {"min.insync.replicas", "1", "in-sync replicas acks=all needs"},
+  {"log.segment.bytes", "1073741824", "size at which a segment file rolls"},
+  {"log.retention.bytes", "-1", "largest log per partition (-1: no limit)"},
+  {"log.retention.ms", "604800000", "oldest data kept"},
+  {"log.retention.check.interval.ms", "300000", "how often retention runs"},
+  {"log.flush.interval.messages", "9223372036854775807",
+   "fsync after this many messages"},
+  {"log.flush.interval.ms", "9223372036854775807",
+   "fsync after this long"},
+  {"message.max.bytes", "1048588", "largest record batch accepted"},
   {"replica.lag.time.max.ms", "30000",
    "a follower not caught up for this long leaves the ISR"},
   {"group.initial.rebalance.delay.ms", "3000",
@@ -136,6 +146,21 @@ void apply_properties(const properties& props, cluster_config& cfg,
       cfg.log_dirs = value, ok = !value.empty();
     else if (key == "unclean.leader.election.enable")
       ok = parse_bool(value, cfg.unclean_leader_election);
+    else if (key == "log.segment.bytes")
+      ok = parse_int<uint64_t>(value, cfg.log.segment_bytes, 14, INT32_MAX);
+    else if (key == "log.retention.bytes")
+      ok = parse_int<int64_t>(value, cfg.log.retention_bytes, -1, INT64_MAX);
+    else if (key == "log.retention.ms")
+      ok = parse_int<int64_t>(value, cfg.log.retention_ms, -1, INT64_MAX);
+    else if (key == "log.retention.check.interval.ms")
+      ok = parse_int<int64_t>(value, cfg.log_retention_check_interval_ms, 1,
+                              INT64_MAX);
+    else if (key == "log.flush.interval.messages")
+      ok = parse_int<int64_t>(value, cfg.log.flush_messages, 1, INT64_MAX);
+    else if (key == "log.flush.interval.ms")
+      ok = parse_int<int64_t>(value, cfg.log.flush_ms, 0, INT64_MAX);
+    else if (key == "message.max.bytes")
+      ok = parse_int<size_t>(value, cfg.log.max_batch_bytes, 64, INT32_MAX);
     else if (key == "min.insync.replicas")
       ok = parse_int<int32_t>(value, cfg.min_insync_replicas, 1, 64);
     else if (key == "replica.lag.time.max.ms")

@@ -146,6 +146,46 @@ struct group_event {
   std::string protocol;
 };
 
+// -- partition logs ---------------------------------------------------------------
+
+/// Append a producer's batch; the log assigns its offsets.
+struct log_append_request {
+  topic_partition partition;
+  int32_t leader_epoch = 0;
+  bytes batch;
+};
+
+struct log_append_response {
+  error_code error = error_code::none;
+  int64_t base_offset = -1;
+  int64_t log_end_offset = -1;
+};
+
+/// Whole batches from the one holding `offset`, at least one.
+struct log_read_request {
+  topic_partition partition;
+  int64_t offset = 0;
+  int32_t max_bytes = 1048576;
+};
+
+struct log_read_response {
+  error_code error = error_code::none;
+  bytes records;
+  int64_t log_start_offset = -1;
+  int64_t log_end_offset = -1;
+};
+
+/// Drops everything at and after `offset` (follower truncation).
+struct log_truncate_request {
+  topic_partition partition;
+  int64_t offset = 0;
+};
+
+/// Retention and flush for every log (log.retention.check.interval.ms).
+struct log_maintenance_tick {
+  // nop
+};
+
 // -- the client-side consumer ---------------------------------------------------------
 
 /// What a consumer reports to its listener.
@@ -273,6 +313,38 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f,
                                         create_topics_response& x) {
   return f(x.topics);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, log_append_request& x) {
+  return f(x.partition, x.leader_epoch, x.batch);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        log_append_response& x) {
+  return f(x.error, x.base_offset, x.log_end_offset);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, log_read_request& x) {
+  return f(x.partition, x.offset, x.max_bytes);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, log_read_response& x) {
+  return f(x.error, x.records, x.log_start_offset, x.log_end_offset);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        log_truncate_request& x) {
+  return f(x.partition, x.offset);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, log_maintenance_tick&) {
+  return f();
 }
 
 template <class Inspector>

@@ -62,6 +62,13 @@ using consumer_actor = caf::typed_actor<
   caf::reacts_to<consumer_crash>, caf::reacts_to<heartbeat_tick>,
   caf::reacts_to<rejoin_tick>>;
 
+/// One per broker: the broker's partition logs on disk.
+using log_manager_actor = caf::typed_actor<
+  caf::replies_to<log_append_request>::with<log_append_response>,
+  caf::replies_to<log_read_request>::with<log_read_response>,
+  caf::replies_to<log_truncate_request>::with<log_read_response>,
+  caf::reacts_to<log_maintenance_tick>>;
+
 /// Receives a consumer's or a group's events.
 using event_listener_actor
   = caf::typed_actor<caf::reacts_to<consumer_event>,

@@ -65,6 +65,14 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::heartbeat_tick))
   CAF_ADD_TYPE_ID(troupe, (troupe::rejoin_tick))
 
+  // -- partition logs
+  CAF_ADD_TYPE_ID(troupe, (troupe::log_append_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::log_append_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::log_read_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::log_read_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::log_truncate_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::log_maintenance_tick))
+
 CAF_END_TYPE_ID_BLOCK(troupe)
 
 namespace troupe {

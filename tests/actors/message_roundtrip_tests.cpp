@@ -103,7 +103,12 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
     consumer_status{"c1", "m-1", 4, "stable", true, "range", {{"t", 1}},
                     error_code::none},
     consumer_commit{{{"t", 0, 5, -1, ""}}}, consumer_close{}, consumer_crash{},
-    heartbeat_tick{1}, rejoin_tick{2});
+    heartbeat_tick{1}, rejoin_tick{2},
+    log_append_request{{"t", 3}, 2, b({0, 1, 2})},
+    log_append_response{error_code::none, 10, 13},
+    log_read_request{{"t", 3}, 10, 4096},
+    log_read_response{error_code::offset_out_of_range, b({9}), 0, 13},
+    log_truncate_request{{"t", 3}, 12}, log_maintenance_tick{});
   // A message added to type_ids.hpp without a sample here fails this.
   CHECK(covered == caf::id_block::troupe::end - caf::id_block::troupe::begin);
 }
