@@ -12,8 +12,8 @@ namespace troupe {
 
 /// One per broker: owns the broker's partition logs under
 /// `<log.dirs>/broker-<id>/<topic>-<partition>` (Kafka's LogManager). File
-/// I/O blocks, so the node spawns it detached: a slow disk stalls this
-/// thread, never the actor scheduler. A failed disk answers
+/// I/O blocks, so spawn it detached (caf::detached): a slow disk stalls its
+/// own thread, never the actor scheduler. A failed disk answers
 /// KAFKA_STORAGE_ERROR; the broker stays up.
 struct log_manager_state {
   std::string dir;

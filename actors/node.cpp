@@ -1,6 +1,8 @@
 #include "actors/node.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <thread>
 
 #include <caf/all.hpp>
 
@@ -8,6 +10,17 @@
 #include "actors/controller.hpp"
 
 namespace troupe {
+
+size_t configure_actor_system(caf::actor_system_config& cfg,
+                              const process_config& process) {
+  register_message_types(cfg);
+  auto threads = process.threads > 0
+                   ? static_cast<size_t>(process.threads)
+                   : std::max<size_t>(1, std::thread::hardware_concurrency());
+  cfg.set("scheduler.max-threads", threads);
+  cfg.set("scheduler.policy", caf::atom_from_string(process.scheduler_policy));
+  return threads;
+}
 
 embedded_node spawn_embedded_node(caf::actor_system& sys,
                                   const cluster_config& config,

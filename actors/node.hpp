@@ -5,6 +5,7 @@
 #include <caf/fwd.hpp>
 
 #include "domain/cluster_config.hpp"
+#include "domain/properties.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {
@@ -16,6 +17,11 @@ struct embedded_node {
   controller_actor controller;
   std::vector<broker_actor> brokers;
 };
+
+/// Registers troupe's messages and sets the scheduler (threads, policy) of
+/// an actor system about to be created; returns the worker thread count.
+size_t configure_actor_system(caf::actor_system_config& cfg,
+                              const process_config& process);
 
 /// Spawns the node's actors and introduces the brokers to each other.
 /// Throws std::runtime_error when the metadata under log.dirs exists but

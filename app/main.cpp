@@ -11,7 +11,7 @@
 
 #include "app/demo.hpp"
 #include "domain/properties.hpp"
-#include "messages/type_ids.hpp"
+#include "actors/node.hpp"
 
 namespace {
 
@@ -88,12 +88,7 @@ int main(int argc, char** argv) {
   }
 
   caf::actor_system_config cfg;
-  troupe::register_message_types(cfg);
-  auto threads = process.threads > 0
-                   ? static_cast<size_t>(process.threads)
-                   : std::max<size_t>(1, std::thread::hardware_concurrency());
-  cfg.set("scheduler.max-threads", threads);
-  cfg.set("scheduler.policy", caf::atom_from_string(process.scheduler_policy));
+  troupe::configure_actor_system(cfg, process);
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
   caf::actor_system sys{cfg};
   try {

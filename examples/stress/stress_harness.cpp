@@ -685,11 +685,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::err);
 
   caf::actor_system_config cfg;
-  register_message_types(cfg);
-  auto threads = opt.threads > 0 ? static_cast<size_t>(opt.threads)
-                                 : std::thread::hardware_concurrency();
-  cfg.set("scheduler.max-threads", threads);
-  cfg.set("scheduler.policy", caf::atom_from_string(opt.policy));
+  auto threads = configure_actor_system(cfg, {opt.threads, opt.policy});
   caf::actor_system sys{cfg};
 
   if (coordinator_memory > 0) {
