@@ -53,6 +53,11 @@ topic_result create_topic(controller_state& st, const new_topic& t) {
   }
 }
 
+partition_metadata to_message(int32_t partition, const partition_state& s) {
+  return {partition, s.leader,   s.leader_epoch,
+          s.replicas, s.isr,     s.partition_epoch};
+}
+
 topic_metadata describe(const controller_state& st, const std::string& name) {
   topic_metadata t{error_code::none, name, 0, {}};
   auto i = st.metadata.topics().find(name);
@@ -63,8 +68,7 @@ topic_metadata describe(const controller_state& st, const std::string& name) {
   t.partitions = static_cast<int32_t>(i->second.size());
   for (size_t p = 0; p < i->second.size(); ++p) {
     auto& s = i->second[p];
-    t.partition_states.push_back({static_cast<int32_t>(p), s.leader,
-                                  s.leader_epoch, s.replicas, s.isr});
+    t.partition_states.push_back(to_message(static_cast<int32_t>(p), s));
   }
   return t;
 }
@@ -122,6 +126,41 @@ controller_actor::behavior_type controller(controller_ptr self,
           create_topic(st, {name, -1, -1});
         res.topics.push_back(describe(st, name));
       }
+      return res;
+    },
+    [self](alter_isr_request& req) {
+      auto& st = self->state;
+      alter_isr_response res;
+      res.error = st.metadata.alter_isr(req.partition, req.leader,
+                                        req.leader_epoch, req.partition_epoch,
+                                        req.isr);
+      if (res.error == error_code::none) {
+        spdlog::info("controller: ISR of {} is now {} members",
+                     to_string(req.partition), req.isr.size());
+        persist(st);
+      }
+      if (auto p = st.metadata.partition(req.partition))
+        res.state = to_message(req.partition.partition, *p);
+      return res;
+    },
+    [self](broker_status_change& req) {
+      auto& st = self->state;
+      leadership_update res;
+      if (!st.metadata.brokers().count(req.broker_id)) {
+        res.error = error_code::broker_not_available;
+        return res;
+      }
+      auto unclean = st.config.unclean_leader_election;
+      auto changes = req.alive
+                       ? st.metadata.broker_started(req.broker_id, unclean)
+                       : st.metadata.broker_stopped(req.broker_id, unclean);
+      spdlog::info("controller: broker {} {}; {} partitions changed leader",
+                   req.broker_id, req.alive ? "started" : "stopped",
+                   changes.size());
+      persist(st);
+      for (auto& c : changes)
+        res.partitions.push_back(
+          {c.partition.topic, to_message(c.partition.partition, c.state)});
       return res;
     },
   };

@@ -59,6 +59,7 @@ struct partition_metadata {
   int32_t leader_epoch = 0;
   std::vector<int32_t> replicas;
   std::vector<int32_t> isr;
+  int32_t partition_epoch = 0;
 };
 
 struct topic_metadata {
@@ -93,6 +94,40 @@ struct topic_result {
 
 struct create_topics_response {
   std::vector<topic_result> topics;
+};
+
+/// A partition leader asks the controller to store a new ISR (Kafka's
+/// AlterIsr).
+struct alter_isr_request {
+  topic_partition partition;
+  int32_t leader = -1;
+  int32_t leader_epoch = 0;
+  int32_t partition_epoch = 0;
+  std::vector<int32_t> isr;
+};
+
+struct alter_isr_response {
+  error_code error = error_code::none;
+  /// The partition as the controller now holds it.
+  partition_metadata state;
+};
+
+/// An operator stops or restarts a broker (the admin message; an endpoint
+/// once the gateway exists).
+struct broker_status_change {
+  int32_t broker_id = -1;
+  bool alive = false;
+};
+
+struct partition_update {
+  std::string topic;
+  partition_metadata state;
+};
+
+/// The leaderships the change moved, for the brokers to act on.
+struct leadership_update {
+  error_code error = error_code::none;
+  std::vector<partition_update> partitions;
 };
 
 // -- group coordinator internals ------------------------------------------------------
@@ -280,7 +315,8 @@ typename Inspector::result_type inspect(Inspector& f, metadata_request& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, partition_metadata& x) {
-  return f(x.partition, x.leader, x.leader_epoch, x.replicas, x.isr);
+  return f(x.partition, x.leader, x.leader_epoch, x.replicas, x.isr,
+           x.partition_epoch);
 }
 
 template <class Inspector>
@@ -345,6 +381,32 @@ typename Inspector::result_type inspect(Inspector& f,
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, log_maintenance_tick&) {
   return f();
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, alter_isr_request& x) {
+  return f(x.partition, x.leader, x.leader_epoch, x.partition_epoch, x.isr);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, alter_isr_response& x) {
+  return f(x.error, x.state);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        broker_status_change& x) {
+  return f(x.broker_id, x.alive);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, partition_update& x) {
+  return f(x.topic, x.state);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, leadership_update& x) {
+  return f(x.error, x.partitions);
 }
 
 template <class Inspector>

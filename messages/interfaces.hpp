@@ -42,7 +42,9 @@ using member_session_actor
 /// leadership and ISR).
 using controller_actor = caf::typed_actor<
   caf::replies_to<create_topics_request>::with<create_topics_response>,
-  caf::replies_to<metadata_request>::with<metadata_response>>;
+  caf::replies_to<metadata_request>::with<metadata_response>,
+  caf::replies_to<alter_isr_request>::with<alter_isr_response>,
+  caf::replies_to<broker_status_change>::with<leadership_update>>;
 
 /// One per broker id: routes each request to the group's coordinator.
 using broker_actor = caf::typed_actor<

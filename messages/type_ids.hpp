@@ -73,6 +73,12 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::log_truncate_request))
   CAF_ADD_TYPE_ID(troupe, (troupe::log_maintenance_tick))
 
+  // -- controller
+  CAF_ADD_TYPE_ID(troupe, (troupe::alter_isr_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::alter_isr_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::broker_status_change))
+  CAF_ADD_TYPE_ID(troupe, (troupe::leadership_update))
+
 CAF_END_TYPE_ID_BLOCK(troupe)
 
 namespace troupe {

@@ -89,7 +89,7 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
     cluster_peers{{{0, "127.0.0.1", 9092, some_actor}}},
     metadata_request{{"t"}, true},
     metadata_response{{{1, "h", 9093, some_actor}},
-                      {{error_code::none, "t", 1, {{0, 2, 5, {2, 0}, {2}}}}}},
+                      {{error_code::none, "t", 1, {{0, 2, 5, {2, 0}, {2}, 3}}}}},
     create_topics_request{{{"t", 6, 3}}},
     create_topics_response{{{"t", error_code::topic_already_exists, "x"}}},
     join_timeout{17}, sync_timeout{18}, session_check{"m-1"},
@@ -108,7 +108,13 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
     log_append_response{error_code::none, 10, 13},
     log_read_request{{"t", 3}, 10, 4096},
     log_read_response{error_code::offset_out_of_range, b({9}), 0, 13},
-    log_truncate_request{{"t", 3}, 12}, log_maintenance_tick{});
+    log_truncate_request{{"t", 3}, 12}, log_maintenance_tick{},
+    alter_isr_request{{"t", 1}, 2, 5, 7, {2, 0}},
+    alter_isr_response{error_code::fenced_leader_epoch,
+                       {1, 2, 5, {2, 0, 1}, {2, 0}, 8}},
+    broker_status_change{1, false},
+    leadership_update{error_code::none,
+                      {{"t", {0, 1, 3, {0, 1}, {1}, 4}}}});
   // A message added to type_ids.hpp without a sample here fails this.
   CHECK(covered == caf::id_block::troupe::end - caf::id_block::troupe::begin);
 }
