@@ -9,6 +9,7 @@
 
 #include "actors/group_coordinator.hpp"
 #include "domain/java_hash.hpp"
+#include "domain/replication/cluster_metadata.hpp"
 #include "domain/topic_name.hpp"
 
 namespace troupe {
@@ -17,11 +18,37 @@ namespace {
 
 constexpr auto internal_timeout = std::chrono::seconds(30);
 
-bool coordinates(broker_ptr self, const std::string& group_id) {
+/// Leader of the group's __consumer_offsets partition, -1 while unknown.
+int32_t coordinator_for(broker_ptr self, const std::string& group_id) {
   auto& st = self->state;
-  auto partition = offsets_partition_for(group_id,
-                                         st.config.offsets_topic_num_partitions);
-  return offsets_partition_leader(partition, st.peers) == st.node_id;
+  auto p = static_cast<size_t>(offsets_partition_for(
+    group_id, static_cast<int32_t>(st.offsets_leaders.size())));
+  return p < st.offsets_leaders.size() ? st.offsets_leaders[p] : -1;
+}
+
+/// Takes the controller's view of __consumer_offsets leadership. Groups of
+/// partitions this broker no longer leads are resigned: their coordinators
+/// answer everything parked with NOT_COORDINATOR and stop.
+void update_offsets_leaders(broker_ptr self,
+                            const std::vector<partition_metadata>& parts) {
+  auto& st = self->state;
+  for (auto& p : parts) {
+    if (p.partition < 0)
+      continue;
+    auto i = static_cast<size_t>(p.partition);
+    if (i >= st.offsets_leaders.size())
+      st.offsets_leaders.resize(i + 1, -1);
+    st.offsets_leaders[i] = p.leader;
+  }
+  for (auto i = st.groups.begin(); i != st.groups.end();) {
+    if (coordinator_for(self, i->first) != st.node_id) {
+      spdlog::info("broker {}: resigning group {}", st.node_id, i->first);
+      self->send(i->second, group_shutdown{error_code::not_coordinator});
+      i = st.groups.erase(i);
+    } else {
+      ++i;
+    }
+  }
 }
 
 group_coordinator_actor find_group(broker_ptr self,
@@ -50,9 +77,10 @@ error_code check_group_request(broker_ptr self, const std::string& group_id,
   if (auto e = validate_group_id(group_id, allow_empty_id);
       e != error_code::none)
     return e;
-  if (self->state.peers.empty())
+  auto leader = coordinator_for(self, group_id);
+  if (leader < 0)
     return error_code::coordinator_not_available;
-  if (!coordinates(self, group_id))
+  if (leader != self->state.node_id)
     return error_code::not_coordinator;
   return error_code::none;
 }
@@ -90,13 +118,6 @@ struct fan_in {
 
 } // namespace
 
-int32_t offsets_partition_leader(int32_t partition,
-                                 const std::vector<broker_info>& peers) {
-  if (peers.empty())
-    return -1;
-  return peers[static_cast<size_t>(partition) % peers.size()].node_id;
-}
-
 broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
                                    cluster_config config,
                                    controller_actor controller,
@@ -116,8 +137,10 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
         return;
       }
     }
-    // Anyone else's exit is ours too.
-    self->quit(msg.reason);
+    // A coordinator it resigned ends normally; anyone else's failure is
+    // ours too.
+    if (msg.reason != caf::exit_reason::normal)
+      self->quit(msg.reason);
   });
   return {
     // -- cluster ------------------------------------------------------------
@@ -126,6 +149,26 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       st.peers = std::move(peers.brokers);
       std::sort(st.peers.begin(), st.peers.end(),
                 [](auto& x, auto& y) { return x.node_id < y.node_id; });
+      self
+        ->request(st.controller, internal_timeout,
+                  metadata_request{{offsets_topic}, false})
+        .then(
+          [self](metadata_response& res) {
+            if (!res.topics.empty())
+              update_offsets_leaders(self, res.topics[0].partition_states);
+          },
+          [self](caf::error& err) {
+            spdlog::error("broker {}: no __consumer_offsets metadata: {}",
+                          self->state.node_id, caf::to_string(err));
+          });
+    },
+    [self](leadership_update& update) {
+      std::vector<partition_metadata> parts;
+      for (auto& p : update.partitions)
+        if (p.topic == offsets_topic)
+          parts.push_back(p.state);
+      if (!parts.empty())
+        update_offsets_leaders(self, parts);
     },
     [self](find_coordinator_request& req) {
       auto& st = self->state;
@@ -134,9 +177,7 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
         res.error = e;
         return res;
       }
-      auto partition = offsets_partition_for(
-        req.key, st.config.offsets_topic_num_partitions);
-      auto leader = offsets_partition_leader(partition, st.peers);
+      auto leader = coordinator_for(self, req.key);
       auto i = std::find_if(st.peers.begin(), st.peers.end(),
                             [&](auto& b) { return b.node_id == leader; });
       if (i == st.peers.end() || !i->handle) {

@@ -21,6 +21,9 @@ struct broker_state {
   /// Every broker of the cluster, this one included, by node id.
   std::vector<broker_info> peers;
   std::unordered_map<std::string, group_coordinator_actor> groups;
+  /// Leader of each __consumer_offsets partition, from the controller;
+  /// empty until it answered (then: COORDINATOR_NOT_AVAILABLE).
+  std::vector<int32_t> offsets_leaders;
   uint64_t next_seed = 0;
 
   static inline const char* name = "broker";
@@ -33,9 +36,5 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
                                    controller_actor controller,
                                    event_listener_actor listener);
 
-/// The broker that leads __consumer_offsets partition `partition` while
-/// leadership is static: brokers take partitions round-robin by node id.
-int32_t offsets_partition_leader(int32_t partition,
-                                 const std::vector<broker_info>& peers);
 
 } // namespace troupe

@@ -1,5 +1,6 @@
 #include "actors/controller.hpp"
 
+#include <algorithm>
 #include <functional>
 
 #include <caf/all.hpp>
@@ -88,6 +89,11 @@ load_cluster_metadata(const cluster_config& config) {
   }
   for (int32_t id = 0; id < config.brokers; ++id)
     metadata.register_broker(id);
+  // Kafka creates __consumer_offsets on first use; troupe at start, with a
+  // start index of 0 so that partition p is led by broker p % brokers.
+  if (!metadata.has_topic(offsets_topic))
+    metadata.create_topic(offsets_topic, config.offsets_topic_num_partitions,
+                          std::min(3, config.brokers), 0);
   return metadata;
 }
 
@@ -161,7 +167,13 @@ controller_actor::behavior_type controller(controller_ptr self,
       for (auto& c : changes)
         res.partitions.push_back(
           {c.partition.topic, to_message(c.partition.partition, c.state)});
+      for (auto& b : st.brokers)
+        if (b.handle)
+          self->send(caf::actor_cast<broker_actor>(b.handle), res);
       return res;
+    },
+    [self](cluster_peers& peers) {
+      self->state.brokers = std::move(peers.brokers);
     },
   };
 }

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 #include <variant>
 
 #include "domain/cluster_config.hpp"
@@ -20,6 +21,8 @@ struct controller_state {
   cluster_config config;
   cluster_metadata metadata;
   std::unique_ptr<metadata_file> file;
+  /// The brokers to tell about leadership changes.
+  std::vector<broker_info> brokers;
 
   static inline const char* name = "controller";
 };

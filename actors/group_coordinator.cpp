@@ -199,7 +199,8 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
       apply_effects(self);
     },
     [self](group_shutdown& s) {
-      tear_down(self, s.reason, caf::exit_reason::user_shutdown);
+      // A normal exit: the broker resigned the group, nothing failed.
+      tear_down(self, s.reason, caf::exit_reason::normal);
     },
   };
 }

@@ -46,6 +46,7 @@ embedded_node spawn_embedded_node(caf::actor_system& sys,
   }
   for (auto& b : node.brokers)
     caf::anon_send(b, peers);
+  caf::anon_send(node.controller, peers);
   return node;
 }
 

@@ -44,7 +44,8 @@ using controller_actor = caf::typed_actor<
   caf::replies_to<create_topics_request>::with<create_topics_response>,
   caf::replies_to<metadata_request>::with<metadata_response>,
   caf::replies_to<alter_isr_request>::with<alter_isr_response>,
-  caf::replies_to<broker_status_change>::with<leadership_update>>;
+  caf::replies_to<broker_status_change>::with<leadership_update>,
+  caf::reacts_to<cluster_peers>>;
 
 /// One per broker id: routes each request to the group's coordinator.
 using broker_actor = caf::typed_actor<
@@ -54,7 +55,7 @@ using broker_actor = caf::typed_actor<
   caf::replies_to<create_topics_request>::with<create_topics_response>,
   caf::replies_to<describe_groups_request>::with<describe_groups_response>,
   caf::replies_to<list_groups_request>::with<list_groups_response>,
-  caf::reacts_to<cluster_peers>>;
+  caf::reacts_to<cluster_peers>, caf::reacts_to<leadership_update>>;
 
 /// The client-side consumer (what a Kafka consumer's coordinator does).
 using consumer_actor = caf::typed_actor<

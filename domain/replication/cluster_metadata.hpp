@@ -16,6 +16,9 @@
 
 namespace troupe {
 
+/// Kafka's internal topic of committed offsets and group metadata.
+inline const std::string offsets_topic = "__consumer_offsets";
+
 struct partition_state {
   std::vector<int32_t> replicas; // assignment order; the first is preferred
   int32_t leader = -1;           // -1: offline

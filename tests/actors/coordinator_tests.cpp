@@ -256,3 +256,39 @@ TEST_CASE("a standalone commit is stored and fetched back through the broker") {
   REQUIRE(l.get().groups.size() == 1);
   CHECK(l.get().groups[0].state == "Empty");
 }
+
+TEST_CASE("a broker that loses leadership of a group's offsets partition "
+          "resigns the group and FindCoordinator names the new leader") {
+  node_fixture fx{3000};
+  auto old = fx.coordinator_of("g");
+  auto a = fx.join(fx.join_req());
+  REQUIRE_FALSE(a.ready()); // parked in the initial delay
+  auto leader = fx.ask<find_coordinator_response>(
+    fx.node.brokers[0], find_coordinator_request{"g"});
+  auto old_id = leader.get().node_id;
+  auto update = fx.ask<leadership_update>(fx.node.controller,
+                                          broker_status_change{old_id, false});
+  REQUIRE(update.ready());
+  fx.run();
+  REQUIRE(a.ready());
+  CHECK(a.get().error == error_code::not_coordinator);
+  auto moved = fx.ask<find_coordinator_response>(
+    fx.node.brokers[0], find_coordinator_request{"g"});
+  CHECK(moved.get().error == error_code::none);
+  CHECK(moved.get().node_id != old_id);
+  auto again = fx.ask<join_group_response>(old, fx.join_req());
+  CHECK(again.get().error == error_code::not_coordinator);
+}
+
+TEST_CASE("__consumer_offsets exists from the start with replication factor "
+          "min(3, brokers)") {
+  node_fixture fx;
+  auto md = fx.ask<metadata_response>(
+    fx.node.brokers[0], metadata_request{{"__consumer_offsets"}, false});
+  REQUIRE(md.get().topics.size() == 1);
+  auto& t = md.get().topics[0];
+  CHECK(t.error == error_code::none);
+  CHECK(t.partitions == 50);
+  CHECK(t.partition_states.at(7).replicas.size() == 3);
+  CHECK(t.partition_states.at(7).leader == 7 % 3);
+}
