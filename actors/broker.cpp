@@ -54,8 +54,7 @@ void update_offsets_leaders(broker_ptr self,
 group_coordinator_actor find_group(broker_ptr self,
                                    const std::string& group_id) {
   auto i = self->state.groups.find(group_id);
-  return i == self->state.groups.end() ? group_coordinator_actor{}
-                                       : i->second;
+  return i == self->state.groups.end() ? group_coordinator_actor{} : i->second;
 }
 
 /// Kafka's getOrMaybeCreateGroup: only a new member's JoinGroup or a
@@ -93,8 +92,7 @@ offset_commit_response commit_error(const offset_commit_request& req,
   return res;
 }
 
-leave_group_response leave_error(const leave_group_request& req,
-                                 error_code e) {
+leave_group_response leave_error(const leave_group_request& req, error_code e) {
   leave_group_response res;
   for (auto& m : req.members)
     res.members.push_back({m.member_id, m.group_instance_id, e});
@@ -250,9 +248,8 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       auto c = e == error_code::none ? find_group(self, req.group_id)
                                      : group_coordinator_actor{};
       if (!c)
-        return leave_error(req, e != error_code::none
-                                  ? e
-                                  : error_code::unknown_member_id);
+        return leave_error(
+          req, e != error_code::none ? e : error_code::unknown_member_id);
       return self->delegate(c, std::move(req));
     },
     [self](offset_commit_request& req) -> caf::result<offset_commit_response> {
@@ -282,14 +279,14 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
         // Kafka: an unknown group has nothing committed.
         offset_fetch_response res;
         for (auto& tp : req.partitions)
-          res.partitions.push_back({tp.topic, tp.partition, -1, -1, {},
-                                    error_code::none});
+          res.partitions.push_back(
+            {tp.topic, tp.partition, -1, -1, {}, error_code::none});
         return res;
       }
       return self->delegate(c, std::move(req));
     },
-    [self](describe_groups_request& req)
-      -> caf::result<describe_groups_response> {
+    [self](
+      describe_groups_request& req) -> caf::result<describe_groups_response> {
       using state_t = fan_in<described_group, describe_groups_response>;
       auto fan = std::make_shared<state_t>();
       fan->promise = self->make_response_promise<describe_groups_response>();

@@ -36,5 +36,4 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
                                    controller_actor controller,
                                    event_listener_actor listener);
 
-
 } // namespace troupe

@@ -428,8 +428,8 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
                                        broker_actor bootstrap,
                                        event_listener_actor listener) {
   auto& st = self->state;
-  st.cooperative = protocol_of(config.assignors)
-                   == rebalance_protocol::cooperative;
+  st.cooperative =
+    protocol_of(config.assignors) == rebalance_protocol::cooperative;
   st.config = std::move(config);
   st.bootstrap = std::move(bootstrap);
   st.listener = std::move(listener);
@@ -461,8 +461,8 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
               if (p.error == error_code::illegal_generation
                   || p.error == error_code::unknown_member_id) {
                 if (self->state.phase == "stable") {
-                  reset_generation(self, p.error
-                                           == error_code::unknown_member_id);
+                  reset_generation(self,
+                                   p.error == error_code::unknown_member_id);
                   join(self);
                 }
                 break;
@@ -521,8 +521,7 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
           });
     },
     [self](rejoin_tick& t) {
-      if (t.epoch == self->state.rejoin_epoch
-          && self->state.phase != "failed")
+      if (t.epoch == self->state.rejoin_epoch && self->state.phase != "failed")
         join(self);
     },
   };

@@ -20,8 +20,8 @@ void persist(controller_state& st) {
 }
 
 topic_result create_topic(controller_state& st, const new_topic& t) {
-  auto partitions = t.num_partitions == -1 ? st.config.num_partitions
-                                           : t.num_partitions;
+  auto partitions =
+    t.num_partitions == -1 ? st.config.num_partitions : t.num_partitions;
   int32_t rf = t.replication_factor == -1 ? st.config.default_replication_factor
                                           : t.replication_factor;
   if (partitions > 1000000)
@@ -55,8 +55,8 @@ topic_result create_topic(controller_state& st, const new_topic& t) {
 }
 
 partition_metadata to_message(int32_t partition, const partition_state& s) {
-  return {partition, s.leader,   s.leader_epoch,
-          s.replicas, s.isr,     s.partition_epoch};
+  return {partition,  s.leader, s.leader_epoch,
+          s.replicas, s.isr,    s.partition_epoch};
 }
 
 topic_metadata describe(const controller_state& st, const std::string& name) {
@@ -137,9 +137,9 @@ controller_actor::behavior_type controller(controller_ptr self,
     [self](alter_isr_request& req) {
       auto& st = self->state;
       alter_isr_response res;
-      res.error = st.metadata.alter_isr(req.partition, req.leader,
-                                        req.leader_epoch, req.partition_epoch,
-                                        req.isr);
+      res.error =
+        st.metadata.alter_isr(req.partition, req.leader, req.leader_epoch,
+                              req.partition_epoch, req.isr);
       if (res.error == error_code::none) {
         spdlog::info("controller: ISR of {} is now {} members",
                      to_string(req.partition), req.isr.size());

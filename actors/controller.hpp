@@ -2,8 +2,8 @@
 
 #include <memory>
 #include <string>
-#include <vector>
 #include <variant>
+#include <vector>
 
 #include "domain/cluster_config.hpp"
 #include "domain/replication/cluster_metadata.hpp"

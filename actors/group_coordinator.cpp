@@ -22,9 +22,8 @@ void count(std::atomic<uint64_t>& counter) {
 
 template <class Response>
 void answer_parked(
-  std::unordered_map<std::string,
-                     std::vector<caf::typed_response_promise<Response>>>&
-    parked,
+  std::unordered_map<
+    std::string, std::vector<caf::typed_response_promise<Response>>>& parked,
   const std::string& member_id, const Response& answer) {
   auto i = parked.find(member_id);
   if (i == parked.end())
@@ -68,8 +67,8 @@ void apply_effects(group_coordinator_ptr self) {
     if (i != st.sessions.end()) {
       self->send(i->second, session_rearm{delay});
     } else {
-      auto session = self->spawn(member_session,
-                                 group_coordinator_actor{self}, id, delay);
+      auto session =
+        self->spawn(member_session, group_coordinator_actor{self}, id, delay);
       st.sessions.emplace(id, std::move(session));
     }
   }
@@ -83,9 +82,8 @@ void apply_effects(group_coordinator_ptr self) {
     if (st.listener)
       self->send(st.listener,
                  group_event{st.g->id(), std::string{state_name(t.from)},
-                             std::string{state_name(t.to)},
-                             st.g->generation(), t.reason, now,
-                             st.g->size(), st.g->leader(),
+                             std::string{state_name(t.to)}, st.g->generation(),
+                             t.reason, now, st.g->size(), st.g->leader(),
                              st.g->protocol_name()});
   }
 }

@@ -20,13 +20,11 @@ struct group_coordinator_state {
   std::unique_ptr<group> g;
   /// Parked requests by member id. A member may retry while parked; every
   /// parked request gets the same answer.
-  std::unordered_map<std::string,
-                     std::vector<caf::typed_response_promise<
-                       join_group_response>>>
+  std::unordered_map<
+    std::string, std::vector<caf::typed_response_promise<join_group_response>>>
     joins;
-  std::unordered_map<std::string,
-                     std::vector<caf::typed_response_promise<
-                       sync_group_response>>>
+  std::unordered_map<
+    std::string, std::vector<caf::typed_response_promise<sync_group_response>>>
     syncs;
   std::unordered_map<std::string, member_session_actor> sessions;
   event_listener_actor listener;
@@ -34,8 +32,8 @@ struct group_coordinator_state {
   static inline const char* name = "group_coordinator";
 };
 
-using group_coordinator_ptr
-  = group_coordinator_actor::stateful_pointer<group_coordinator_state>;
+using group_coordinator_ptr =
+  group_coordinator_actor::stateful_pointer<group_coordinator_state>;
 
 /// `listener` (may be null) receives every state transition.
 group_coordinator_actor::behavior_type

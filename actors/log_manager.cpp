@@ -25,8 +25,8 @@ segment_log* log_for(log_manager_ptr self, const topic_partition& tp) {
     spdlog::error("log_manager: cannot open {}: {}", dir, *err);
     return nullptr;
   }
-  auto log = std::make_unique<segment_log>(
-    std::move(std::get<segment_log>(opened)));
+  auto log =
+    std::make_unique<segment_log>(std::move(std::get<segment_log>(opened)));
   return st.logs.emplace(tp, std::move(log)).first->second.get();
 }
 
@@ -39,9 +39,8 @@ log_read_response offsets_of(const segment_log& log) {
 
 } // namespace
 
-log_manager_actor::behavior_type log_manager(log_manager_ptr self,
-                                             std::string dir,
-                                             cluster_config config) {
+log_manager_actor::behavior_type
+log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
   auto& st = self->state;
   st.dir = std::move(dir);
   st.config = config.log;
@@ -58,8 +57,8 @@ log_manager_actor::behavior_type log_manager(log_manager_ptr self,
       }
       if (req.batch.size() >= batch_layout::header_size)
         set_leader_epoch(req.batch.data(), req.leader_epoch);
-      res.error = log->append(std::move(req.batch), now_ms(self),
-                              &res.base_offset);
+      res.error =
+        log->append(std::move(req.batch), now_ms(self), &res.base_offset);
       if (res.error == error_code::kafka_storage_error)
         spdlog::error("log_manager: append to {} failed: {}",
                       to_string(req.partition), log->last_error());

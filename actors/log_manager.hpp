@@ -26,8 +26,7 @@ struct log_manager_state {
 
 using log_manager_ptr = log_manager_actor::stateful_pointer<log_manager_state>;
 
-log_manager_actor::behavior_type log_manager(log_manager_ptr self,
-                                             std::string dir,
-                                             cluster_config config);
+log_manager_actor::behavior_type
+log_manager(log_manager_ptr self, std::string dir, cluster_config config);
 
 } // namespace troupe

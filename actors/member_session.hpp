@@ -19,8 +19,8 @@ struct member_session_state {
   static inline const char* name = "member_session";
 };
 
-using member_session_ptr
-  = member_session_actor::stateful_pointer<member_session_state>;
+using member_session_ptr =
+  member_session_actor::stateful_pointer<member_session_state>;
 
 member_session_actor::behavior_type
 member_session(member_session_ptr self, group_coordinator_actor coordinator,

@@ -33,10 +33,10 @@ embedded_node spawn_embedded_node(caf::actor_system& sys,
   // With a log.dirs the controller writes files: give it its own thread.
   // Without (tests, benchmarks) it stays on the scheduler, which keeps
   // CAF's test coordinator deterministic.
-  node.controller = config.log_dirs.empty()
-                      ? sys.spawn(controller, config, std::move(loaded))
-                      : sys.spawn<caf::detached>(controller, config,
-                                                 std::move(loaded));
+  node.controller =
+    config.log_dirs.empty()
+      ? sys.spawn(controller, config, std::move(loaded))
+      : sys.spawn<caf::detached>(controller, config, std::move(loaded));
   cluster_peers peers;
   for (int32_t id = 0; id < config.brokers; ++id) {
     auto b = sys.spawn(broker, id, config, node.controller, listener);

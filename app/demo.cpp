@@ -77,9 +77,9 @@ event_listener_actor spawn_printer(caf::actor_system& sys,
           case consumer_event_kind::joined:
             tl->line(e.consumer,
                      "joined generation " + std::to_string(e.generation)
-                       + (e.leader ? " as leader, runs the " + e.protocol
-                                       + " assignor"
-                                   : " as follower"));
+                       + (e.leader
+                            ? " as leader, runs the " + e.protocol + " assignor"
+                            : " as follower"));
             break;
           case consumer_event_kind::assigned:
             tl->line(e.consumer, "assigned " + list(e.partitions));
@@ -94,16 +94,15 @@ event_listener_actor spawn_printer(caf::actor_system& sys,
             tl->line(e.consumer, "sent LeaveGroup and closed");
             break;
           case consumer_event_kind::failed:
-            tl->line(e.consumer,
-                     "failed: " + std::string{error_name(e.error)});
+            tl->line(e.consumer, "failed: " + std::string{error_name(e.error)});
             break;
         }
       },
       [tl](group_event& e) {
-        tl->line("group " + e.group_id,
-                 e.from + " -> " + e.to + " (generation "
-                   + std::to_string(e.generation) + ", "
-                   + std::to_string(e.members) + " members): " + e.reason);
+        tl->line("group " + e.group_id, e.from + " -> " + e.to + " (generation "
+                                          + std::to_string(e.generation) + ", "
+                                          + std::to_string(e.members)
+                                          + " members): " + e.reason);
       },
     };
   });
@@ -172,8 +171,8 @@ int run_demo(caf::actor_system& sys, const cluster_config& config,
   caf::scoped_actor self{sys};
   const std::string group = "billing";
   const std::string topic = "orders";
-  auto partition = offsets_partition_for(group,
-                                         config.offsets_topic_num_partitions);
+  auto partition =
+    offsets_partition_for(group, config.offsets_topic_num_partitions);
   std::printf("troupe: embedded cluster of %d brokers; group \"%s\" hashes to "
               "__consumer_offsets-%d, coordinated by broker %d\n",
               config.brokers, group.c_str(), partition,
@@ -186,8 +185,8 @@ int run_demo(caf::actor_system& sys, const cluster_config& config,
     ->request(node.brokers[0], std::chrono::seconds(5),
               create_topics_request{{{topic, opt.partitions, 1}}})
     .receive([](create_topics_response&) {}, [](caf::error&) {});
-  broker_actor coordinator = node.brokers[static_cast<size_t>(partition)
-                                          % node.brokers.size()];
+  broker_actor coordinator =
+    node.brokers[static_cast<size_t>(partition) % node.brokers.size()];
   auto make = [&](int i) {
     consumer_config c;
     c.name = "c" + std::to_string(i);
@@ -212,9 +211,9 @@ int run_demo(caf::actor_system& sys, const cluster_config& config,
   std::vector<consumer_actor> live;
   int32_t gen = 0;
 
-  tl->heading(std::to_string(opt.consumers) + " consumers join group "
-              + group + " for topic " + topic + " ("
-              + std::to_string(opt.partitions) + " partitions)");
+  tl->heading(std::to_string(opt.consumers) + " consumers join group " + group
+              + " for topic " + topic + " (" + std::to_string(opt.partitions)
+              + " partitions)");
   for (int i = 1; i <= opt.consumers; ++i)
     live.push_back(make(i));
   expect(wait_stable(self, live, gen, std::chrono::seconds(60), &gen),
@@ -242,8 +241,7 @@ int run_demo(caf::actor_system& sys, const cluster_config& config,
     self->send(live[1], consumer_crash{});
     live.erase(live.begin() + 1);
     expect(wait_stable(self, live, gen,
-                       std::chrono::seconds(opt.session_timeout_ms / 1000
-                                            + 30),
+                       std::chrono::seconds(opt.session_timeout_ms / 1000 + 30),
                        &gen),
            "the rebalance after a session expiry");
     print_group(self, coordinator, group, *tl);

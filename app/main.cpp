@@ -9,9 +9,9 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/node.hpp"
 #include "app/demo.hpp"
 #include "domain/properties.hpp"
-#include "actors/node.hpp"
 
 namespace {
 
@@ -36,24 +36,28 @@ int main(int argc, char** argv) {
   std::string log_level = "warn";
   bool serve = false;
   troupe::demo_options demo;
-  app.add_option("-c,--config", config_file,
-                 "Properties file (Kafka's server.properties syntax)")
+  app
+    .add_option("-c,--config", config_file,
+                "Properties file (Kafka's server.properties syntax)")
     ->check(CLI::ExistingFile);
   app.add_option("-o,--override", overrides,
                  "key=value, overrides the properties file (repeatable)");
-  app.add_option("--log-level", log_level,
-                 "trace, debug, info, warn, error or off")
+  app
+    .add_option("--log-level", log_level,
+                "trace, debug, info, warn, error or off")
     ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   app.add_flag("--serve", serve,
                "Run the embedded node until Ctrl-C instead of the demo");
-  app.add_option("--demo-consumers", demo.consumers,
-                 "Consumers the demo starts")
+  app
+    .add_option("--demo-consumers", demo.consumers, "Consumers the demo starts")
     ->check(CLI::Range(1, 1000));
-  app.add_option("--demo-partitions", demo.partitions,
-                 "Partitions of the demo topic")
+  app
+    .add_option("--demo-partitions", demo.partitions,
+                "Partitions of the demo topic")
     ->check(CLI::Range(1, 10000));
-  app.add_option("--demo-session-timeout-ms", demo.session_timeout_ms,
-                 "session.timeout.ms of the demo consumers")
+  app
+    .add_option("--demo-session-timeout-ms", demo.session_timeout_ms,
+                "session.timeout.ms of the demo consumers")
     ->check(CLI::Range(1000, 1800000));
   app.footer(properties_help());
   CLI11_PARSE(app, argc, argv);

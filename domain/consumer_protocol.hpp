@@ -18,10 +18,10 @@ using bytes = std::vector<uint8_t>;
 
 struct consumer_subscription {
   std::vector<std::string> topics;
-  bytes user_data;                          // nullable on the wire; empty = null
+  bytes user_data; // nullable on the wire; empty = null
   std::vector<topic_partition> owned_partitions; // v1+
-  int32_t generation = -1;                  // v2+
-  std::string rack_id;                      // v3+, empty = null
+  int32_t generation = -1;                       // v2+
+  std::string rack_id;                           // v3+, empty = null
 };
 
 struct consumer_assignment {

@@ -37,8 +37,8 @@ constexpr error_info errors[] = {
    "For requests intended only for the leader, this error indicates that the "
    "broker is not the current leader.",
    true},
-  {error_code::request_timed_out, "REQUEST_TIMED_OUT",
-   "The request timed out.", true},
+  {error_code::request_timed_out, "REQUEST_TIMED_OUT", "The request timed out.",
+   true},
   {error_code::broker_not_available, "BROKER_NOT_AVAILABLE",
    "The broker is not available.", false},
   {error_code::replica_not_available, "REPLICA_NOT_AVAILABLE",
@@ -60,8 +60,7 @@ constexpr error_info errors[] = {
   {error_code::not_coordinator, "NOT_COORDINATOR",
    "This is not the correct coordinator.", true},
   {error_code::invalid_topic_exception, "INVALID_TOPIC_EXCEPTION",
-   "The request attempted to perform an operation on an invalid topic.",
-   false},
+   "The request attempted to perform an operation on an invalid topic.", false},
   {error_code::record_list_too_large, "RECORD_LIST_TOO_LARGE",
    "The request included message batch larger than the configured segment "
    "size on the server.",
@@ -115,8 +114,8 @@ constexpr error_info errors[] = {
    "This most likely occurs because of a request being malformed by the "
    "client library or the message was sent to an incompatible broker.",
    false},
-  {error_code::non_empty_group, "NON_EMPTY_GROUP",
-   "The group is not empty.", false},
+  {error_code::non_empty_group, "NON_EMPTY_GROUP", "The group is not empty.",
+   false},
   {error_code::group_id_not_found, "GROUP_ID_NOT_FOUND",
    "The group id does not exist.", false},
   {error_code::fenced_leader_epoch, "FENCED_LEADER_EPOCH",

@@ -69,8 +69,8 @@ std::string_view state_name(group_state state) noexcept {
   return "Unknown";
 }
 
-const bytes* group_member::metadata_for(std::string_view protocol) const
-  noexcept {
+const bytes*
+group_member::metadata_for(std::string_view protocol) const noexcept {
   for (const auto& p : protocols)
     if (p.name == protocol)
       return &p.metadata;
@@ -126,8 +126,8 @@ error_code group::validate_ids(const std::string& member_id,
   return error_code::none;
 }
 
-maybe_parked<join_group_response>
-group::join(const join_group_request& req, int64_t now_ms) {
+maybe_parked<join_group_response> group::join(const join_group_request& req,
+                                              int64_t now_ms) {
   auto reject = [&](error_code e) {
     return maybe_parked<join_group_response>{join_error(req.member_id, e), {}};
   };
@@ -149,8 +149,8 @@ group::join(const join_group_request& req, int64_t now_ms) {
   if (!accept_joining_member(req.member_id, req.group_instance_id)) {
     // Kafka removes a known member that no longer fits.
     if (has_member(req.member_id))
-      remove_member_and_update_group(req.member_id,
-                                     "group.max.size reached", now_ms);
+      remove_member_and_update_group(req.member_id, "group.max.size reached",
+                                     now_ms);
     return {join_error(no_member, error_code::group_max_size_reached), {}};
   }
   auto result = req.member_id.empty() ? join_new_member(req, now_ms)
@@ -164,10 +164,9 @@ group::join(const join_group_request& req, int64_t now_ms) {
 maybe_parked<join_group_response>
 group::join_new_member(const join_group_request& req, int64_t now_ms) {
   if (!supports_protocols(req.protocol_type, req.protocols))
-    return {join_error(no_member, error_code::inconsistent_group_protocol),
-            {}};
-  auto prefix = req.group_instance_id.empty() ? req.client_id
-                                              : req.group_instance_id;
+    return {join_error(no_member, error_code::inconsistent_group_protocol), {}};
+  auto prefix =
+    req.group_instance_id.empty() ? req.client_id : req.group_instance_id;
   auto new_member_id = generate_member_id(prefix);
   if (!req.group_instance_id.empty()) {
     // KIP-345: a static member is known by its instance id; it never needs
@@ -219,10 +218,10 @@ group::join_current_member(const join_group_request& req, int64_t now_ms) {
     }
     case group_state::stable:
       if (m->member_id == leader_ || m->protocols != req.protocols)
-        return update_member_and_rebalance(
-          *m, req,
-          m->member_id == leader_ ? "leader rejoining"
-                                  : "member changed metadata");
+        return update_member_and_rebalance(*m, req,
+                                           m->member_id == leader_
+                                             ? "leader rejoining"
+                                             : "member changed metadata");
       return {current_join_answer(*m), {}};
     case group_state::empty:
     case group_state::dead:
@@ -241,8 +240,8 @@ join_group_response group::current_join_answer(const group_member& m) const {
   if (m.member_id == leader_) {
     for (auto* other : members_in_join_order()) {
       auto md = other->metadata_for(protocol_name_);
-      r.members.push_back({other->member_id, other->group_instance_id,
-                           md ? *md : bytes{}});
+      r.members.push_back(
+        {other->member_id, other->group_instance_id, md ? *md : bytes{}});
     }
   }
   return r;
@@ -250,8 +249,7 @@ join_group_response group::current_join_answer(const group_member& m) const {
 
 maybe_parked<join_group_response>
 group::add_member_and_rebalance(const std::string& member_id,
-                                const join_group_request& req,
-                                int64_t now_ms) {
+                                const join_group_request& req, int64_t now_ms) {
   group_member m;
   m.member_id = member_id;
   m.group_instance_id = req.group_instance_id;
@@ -280,10 +278,8 @@ group::add_member_and_rebalance(const std::string& member_id,
   return {std::nullopt, member_id};
 }
 
-maybe_parked<join_group_response>
-group::update_member_and_rebalance(group_member& m,
-                                   const join_group_request& req,
-                                   const char* reason) {
+maybe_parked<join_group_response> group::update_member_and_rebalance(
+  group_member& m, const join_group_request& req, const char* reason) {
   update_member_protocols(m, req.protocols);
   m.rebalance_timeout_ms = req.rebalance_timeout_ms < 0
                              ? req.session_timeout_ms
@@ -541,8 +537,8 @@ std::string group::select_protocol() const {
 
 // -- SyncGroup ------------------------------------------------------------------
 
-maybe_parked<sync_group_response>
-group::sync(const sync_group_request& req, int64_t now_ms) {
+maybe_parked<sync_group_response> group::sync(const sync_group_request& req,
+                                              int64_t now_ms) {
   auto reject = [](error_code e) {
     return maybe_parked<sync_group_response>{sync_error(e), {}};
   };
@@ -699,8 +695,8 @@ std::optional<int64_t> group::check_session(const std::string& member_id,
   auto m = find_member(member_id);
   if (!m)
     return std::nullopt;
-  int64_t timeout = m->is_new ? config_.new_member_join_timeout_ms
-                              : m->session_timeout_ms;
+  int64_t timeout =
+    m->is_new ? config_.new_member_join_timeout_ms : m->session_timeout_ms;
   auto deadline = m->last_heartbeat_ms + timeout;
   if (now_ms < deadline)
     return deadline - now_ms;
@@ -735,10 +731,9 @@ leave_group_response group::leave(const leave_group_request& req,
       if (who.group_instance_id.empty() || i == static_members_.end())
         r.error = error_code::unknown_member_id;
       else
-        remove_member_and_update_group(i->second,
-                                       "static member "
-                                         + who.group_instance_id + " removed",
-                                       now_ms);
+        remove_member_and_update_group(
+          i->second, "static member " + who.group_instance_id + " removed",
+          now_ms);
     } else if (is_pending_member(who.member_id)) {
       pending_members_.erase(who.member_id);
       stop_session(who.member_id);
@@ -746,9 +741,8 @@ leave_group_response group::leave(const leave_group_request& req,
     } else if (is_static_member_fenced(who.member_id, who.group_instance_id)) {
       r.error = error_code::fenced_instance_id;
     } else if (has_member(who.member_id)) {
-      remove_member_and_update_group(who.member_id,
-                                     "member " + who.member_id + " left",
-                                     now_ms);
+      remove_member_and_update_group(
+        who.member_id, "member " + who.member_id + " left", now_ms);
     } else {
       r.error = error_code::unknown_member_id;
     }
@@ -925,8 +919,7 @@ void group::remove_member(const std::string& member_id) {
   members_.erase(i);
   // Kafka: the leader leaving hands leadership to another member.
   if (leader_ == member_id)
-    leader_ = join_order_.empty() ? std::string{}
-                                  : join_order_.begin()->second;
+    leader_ = join_order_.empty() ? std::string{} : join_order_.begin()->second;
 }
 
 void group::remove_member_and_update_group(const std::string& member_id,

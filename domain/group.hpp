@@ -304,8 +304,7 @@ private:
   std::unordered_map<std::string, std::string> static_members_;
   /// KIP-394: members that were handed an id and must rejoin with it,
   /// with the time they got it and their session timeout.
-  std::unordered_map<std::string, std::pair<int64_t, int32_t>>
-    pending_members_;
+  std::unordered_map<std::string, std::pair<int64_t, int32_t>> pending_members_;
   /// Members that got their JoinGroup answer but have not sent SyncGroup.
   std::unordered_set<std::string> pending_sync_;
 

@@ -19,11 +19,10 @@ std::string_view trim(std::string_view s) {
 template <class T>
 bool parse_int(std::string_view text, T& out, T min, T max) {
   int64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(),
-                                   value);
+  auto [ptr, ec] =
+    std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc{} || ptr != text.data() + text.size()
-      || value < static_cast<int64_t>(min)
-      || value > static_cast<int64_t>(max))
+      || value < static_cast<int64_t>(min) || value > static_cast<int64_t>(max))
     return false;
   out = static_cast<T>(value);
   return true;
@@ -63,8 +62,7 @@ const std::vector<property_doc> docs = {
   {"log.retention.check.interval.ms", "300000", "how often retention runs"},
   {"log.flush.interval.messages", "9223372036854775807",
    "fsync after this many messages"},
-  {"log.flush.interval.ms", "9223372036854775807",
-   "fsync after this long"},
+  {"log.flush.interval.ms", "9223372036854775807", "fsync after this long"},
   {"message.max.bytes", "1048588", "largest record batch accepted"},
   {"replica.lag.time.max.ms", "30000",
    "a follower not caught up for this long leaves the ISR"},
@@ -85,8 +83,8 @@ properties parse_properties(std::string_view text,
   while (!text.empty()) {
     auto nl = text.find('\n');
     auto line = trim(text.substr(0, nl));
-    text = nl == std::string_view::npos ? std::string_view{}
-                                        : text.substr(nl + 1);
+    text =
+      nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
     ++line_no;
     if (line.empty() || line.front() == '#' || line.front() == '!')
       continue;
@@ -134,8 +132,8 @@ void apply_properties(const properties& props, cluster_config& cfg,
     else if (key == "port")
       ok = parse_int<int32_t>(value, cfg.base_port, 1, 65535);
     else if (key == "offsets.topic.num.partitions")
-      ok = parse_int<int32_t>(value, cfg.offsets_topic_num_partitions, 1,
-                              10000);
+      ok =
+        parse_int<int32_t>(value, cfg.offsets_topic_num_partitions, 1, 10000);
     else if (key == "num.partitions")
       ok = parse_int<int32_t>(value, cfg.num_partitions, 1, 1000000);
     else if (key == "default.replication.factor")
@@ -164,8 +162,7 @@ void apply_properties(const properties& props, cluster_config& cfg,
     else if (key == "min.insync.replicas")
       ok = parse_int<int32_t>(value, cfg.min_insync_replicas, 1, 64);
     else if (key == "replica.lag.time.max.ms")
-      ok = parse_int<int64_t>(value, cfg.replica_lag_time_max_ms, 1,
-                              INT64_MAX);
+      ok = parse_int<int64_t>(value, cfg.replica_lag_time_max_ms, 1, INT64_MAX);
     else if (key == "group.initial.rebalance.delay.ms")
       ok = parse_int<int32_t>(value, g.initial_rebalance_delay_ms, 0, i32max);
     else if (key == "group.min.session.timeout.ms")

@@ -357,8 +357,7 @@ typename Inspector::result_type inspect(Inspector& f, log_append_request& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f,
-                                        log_append_response& x) {
+typename Inspector::result_type inspect(Inspector& f, log_append_response& x) {
   return f(x.error, x.base_offset, x.log_end_offset);
 }
 
@@ -373,8 +372,7 @@ typename Inspector::result_type inspect(Inspector& f, log_read_response& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f,
-                                        log_truncate_request& x) {
+typename Inspector::result_type inspect(Inspector& f, log_truncate_request& x) {
   return f(x.partition, x.offset);
 }
 
@@ -394,8 +392,7 @@ typename Inspector::result_type inspect(Inspector& f, alter_isr_response& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f,
-                                        broker_status_change& x) {
+typename Inspector::result_type inspect(Inspector& f, broker_status_change& x) {
   return f(x.broker_id, x.alive);
 }
 
@@ -446,14 +443,14 @@ typename Inspector::result_type inspect(Inspector& f, group_shutdown& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, group_event& x) {
-  return f(x.group_id, x.from, x.to, x.generation, x.reason, x.at_ms,
-           x.members, x.leader, x.protocol);
+  return f(x.group_id, x.from, x.to, x.generation, x.reason, x.at_ms, x.members,
+           x.leader, x.protocol);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, consumer_event& x) {
-  return f(x.consumer, x.kind, x.member_id, x.generation, x.leader,
-           x.protocol, x.partitions, x.error, x.at_ms);
+  return f(x.consumer, x.kind, x.member_id, x.generation, x.leader, x.protocol,
+           x.partitions, x.error, x.at_ms);
 }
 
 template <class Inspector>
@@ -464,8 +461,8 @@ typename Inspector::result_type inspect(Inspector& f,
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, consumer_status& x) {
-  return f(x.consumer, x.member_id, x.generation, x.state, x.leader,
-           x.protocol, x.assignment, x.last_error);
+  return f(x.consumer, x.member_id, x.generation, x.state, x.leader, x.protocol,
+           x.assignment, x.last_error);
 }
 
 template <class Inspector>

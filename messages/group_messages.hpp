@@ -247,8 +247,8 @@ typename Inspector::result_type inspect(Inspector& f, join_group_member& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, join_group_response& x) {
-  return f(x.error, x.generation_id, x.protocol_type, x.protocol_name,
-           x.leader, x.member_id, x.members);
+  return f(x.error, x.generation_id, x.protocol_type, x.protocol_name, x.leader,
+           x.member_id, x.members);
 }
 
 template <class Inspector>
@@ -294,8 +294,7 @@ typename Inspector::result_type inspect(Inspector& f, member_leave_result& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f,
-                                        leave_group_response& x) {
+typename Inspector::result_type inspect(Inspector& f, leave_group_response& x) {
   return f(x.error, x.members);
 }
 
@@ -324,16 +323,14 @@ typename Inspector::result_type inspect(Inspector& f,
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f,
-                                        offset_fetch_request& x) {
+typename Inspector::result_type inspect(Inspector& f, offset_fetch_request& x) {
   return f(x.group_id, x.partitions);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f,
                                         offset_fetch_partition& x) {
-  return f(x.topic, x.partition, x.offset, x.leader_epoch, x.metadata,
-           x.error);
+  return f(x.topic, x.partition, x.offset, x.leader_epoch, x.metadata, x.error);
 }
 
 template <class Inspector>
@@ -377,8 +374,7 @@ typename Inspector::result_type inspect(Inspector& f, listed_group& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f,
-                                        list_groups_response& x) {
+typename Inspector::result_type inspect(Inspector& f, list_groups_response& x) {
   return f(x.error, x.groups);
 }
 

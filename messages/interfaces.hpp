@@ -34,9 +34,8 @@ using group_coordinator_actor = caf::typed_actor<
   caf::reacts_to<group_shutdown>>;
 
 /// One per member (and per pending member): owns its session timer.
-using member_session_actor
-  = caf::typed_actor<caf::reacts_to<session_rearm>,
-                     caf::reacts_to<session_tick>>;
+using member_session_actor =
+  caf::typed_actor<caf::reacts_to<session_rearm>, caf::reacts_to<session_tick>>;
 
 /// Holds the cluster's topics (and, with the replicated log, partition
 /// leadership and ISR).
@@ -73,9 +72,8 @@ using log_manager_actor = caf::typed_actor<
   caf::reacts_to<log_maintenance_tick>>;
 
 /// Receives a consumer's or a group's events.
-using event_listener_actor
-  = caf::typed_actor<caf::reacts_to<consumer_event>,
-                     caf::reacts_to<group_event>>;
+using event_listener_actor =
+  caf::typed_actor<caf::reacts_to<consumer_event>, caf::reacts_to<group_event>>;
 
 #undef TROUPE_GROUP_PROTOCOL
 

@@ -14,6 +14,7 @@ namespace caf {
 class actor_system_config;
 }
 
+// clang-format off
 CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
 
   // -- group protocol
@@ -80,6 +81,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::leadership_update))
 
 CAF_END_TYPE_ID_BLOCK(troupe)
+// clang-format on
 
 namespace troupe {
 

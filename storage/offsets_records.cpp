@@ -134,8 +134,7 @@ void offsets_partition_state::apply(const record_kv& record) {
       m.client_host = pm.client_host();
       m.rebalance_timeout_ms = pm.rebalance_timeout_ms();
       m.session_timeout_ms = pm.session_timeout_ms();
-      m.subscription.assign(pm.subscription().begin(),
-                            pm.subscription().end());
+      m.subscription.assign(pm.subscription().begin(), pm.subscription().end());
       m.assignment.assign(pm.assignment().begin(), pm.assignment().end());
       g.members.push_back(std::move(m));
     }

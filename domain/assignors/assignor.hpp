@@ -70,7 +70,8 @@ using assign_fn = group_assignment (*)(const partition_counts&,
                                        const std::vector<member_subscription>&);
 
 struct assignor_info {
-  std::string_view name; // "range", "roundrobin", "sticky", "cooperative-sticky"
+  std::string_view
+    name; // "range", "roundrobin", "sticky", "cooperative-sticky"
   rebalance_protocol protocol;
   assign_fn assign;
 };

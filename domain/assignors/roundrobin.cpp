@@ -26,7 +26,8 @@ assign_roundrobin(const partition_counts& topics,
   auto order = detail::member_order(members);
   std::vector<std::vector<topic_partition>> lists(order.size());
   size_t cursor = 0;
-  for (auto& [topic, ranks] : detail::subscribers_by_topic(topics, members, order))
+  for (auto& [topic, ranks] :
+       detail::subscribers_by_topic(topics, members, order))
     for (int32_t p = 0; p < topics.at(topic); ++p) {
       auto rank = next_subscriber(ranks, cursor);
       lists[rank].push_back(topic_partition{topic, p});

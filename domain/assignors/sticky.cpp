@@ -122,8 +122,7 @@ std::optional<size_t> keepable(const sticky_input& in, size_t rank,
   if (!id)
     return std::nullopt;
   auto& topics = in.member_topics[rank];
-  if (!std::binary_search(topics.begin(), topics.end(),
-                          in.space.topic_of(*id)))
+  if (!std::binary_search(topics.begin(), topics.end(), in.space.topic_of(*id)))
     return std::nullopt;
   return id;
 }
@@ -191,8 +190,7 @@ public:
       max_quota_((in.space.size() + members_ - 1) / members_),
       expected_over_(in.space.size() % members_),
       lists_(members_),
-      assigned_(in.space.size(), false) {
-  }
+      assigned_(in.space.size(), false) {}
 
   std::vector<std::vector<size_t>> build() {
     for (size_t rank = 0; rank < members_; ++rank)
@@ -264,10 +262,9 @@ private:
   }
 
   size_t least_loaded() const {
-    auto it = std::min_element(lists_.begin(), lists_.end(),
-                               [](auto& x, auto& y) {
-                                 return x.size() < y.size();
-                               });
+    auto it =
+      std::min_element(lists_.begin(), lists_.end(),
+                       [](auto& x, auto& y) { return x.size() < y.size(); });
     return static_cast<size_t>(it - lists_.begin());
   }
 
@@ -421,8 +418,7 @@ private:
     for (size_t rank = 0; rank < count_.size(); ++rank)
       for (auto& [t, h] : held_[rank]) {
         result[rank].insert(result[rank].end(), h.kept.begin(), h.kept.end());
-        result[rank].insert(result[rank].end(), h.moved.begin(),
-                            h.moved.end());
+        result[rank].insert(result[rank].end(), h.moved.begin(), h.moved.end());
       }
     return result;
   }
@@ -487,11 +483,10 @@ assign_cooperative_sticky(const partition_counts& topics,
   auto lists = sticky_lists(in);
   for (size_t rank = 0; rank < lists.size(); ++rank) {
     auto& ids = lists[rank];
-    ids.erase(std::remove_if(ids.begin(), ids.end(),
-                             [&](size_t id) {
-                               return owned_by_other(in, rank, id);
-                             }),
-              ids.end());
+    ids.erase(
+      std::remove_if(ids.begin(), ids.end(),
+                     [&](size_t id) { return owned_by_other(in, rank, id); }),
+      ids.end());
   }
   return to_assignment(in, std::move(lists));
 }

@@ -101,8 +101,7 @@ bool walk_records(const uint8_t* p, const uint8_t* end, int32_t count,
     if (!sink.on_record(i, *ts_delta, *offset_delta, key, value))
       return fail(reason, "record offset or timestamp out of range");
     auto headers = get_varint(p, rec_end);
-    if (!headers || *headers < 0
-        || *headers > (rec_end - p) / min_header_bytes)
+    if (!headers || *headers < 0 || *headers > (rec_end - p) / min_header_bytes)
       return fail(reason, "bad header count");
     for (int32_t h = 0; h < *headers; ++h) {
       bytes_view hkey, hvalue;
@@ -142,8 +141,8 @@ struct decoding_sink {
     if (__builtin_add_overflow(base_offset, int64_t{offset_delta}, &offset)
         || __builtin_add_overflow(base_timestamp, ts_delta, &timestamp))
       return false;
-    out.push_back(decoded_record{offset, timestamp, key.copy(), value.copy(),
-                                 {}});
+    out.push_back(
+      decoded_record{offset, timestamp, key.copy(), value.copy(), {}});
     return true;
   }
   void on_header(const bytes_view& key, const bytes_view& value) {
@@ -202,16 +201,16 @@ bool put_record_body(std::vector<uint8_t>& body, const record& r,
 
 void put_varint(std::vector<uint8_t>& out, int32_t value) {
   // Zigzag: small magnitudes of either sign become small unsigned numbers.
-  auto v = (static_cast<uint32_t>(value) << 1)
-           ^ static_cast<uint32_t>(value >> 31);
+  auto v =
+    (static_cast<uint32_t>(value) << 1) ^ static_cast<uint32_t>(value >> 31);
   for (; v >= 0x80; v >>= 7)
     out.push_back(static_cast<uint8_t>(v | 0x80));
   out.push_back(static_cast<uint8_t>(v));
 }
 
 void put_varlong(std::vector<uint8_t>& out, int64_t value) {
-  auto v = (static_cast<uint64_t>(value) << 1)
-           ^ static_cast<uint64_t>(value >> 63);
+  auto v =
+    (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
   for (; v >= 0x80; v >>= 7)
     out.push_back(static_cast<uint8_t>(v | 0x80));
   out.push_back(static_cast<uint8_t>(v));
@@ -289,8 +288,7 @@ std::vector<uint8_t> encode_batch(int64_t base_offset, int32_t leader_epoch,
   store_be<int64_t>(p + L::producer_id, producer_id);
   store_be<int16_t>(p + L::producer_epoch, producer_epoch);
   store_be<int32_t>(p + L::base_sequence, base_sequence);
-  store_be<int32_t>(p + L::records_count,
-                    static_cast<int32_t>(records.size()));
+  store_be<int32_t>(p + L::records_count, static_cast<int32_t>(records.size()));
   store_be<uint32_t>(p + L::crc, batch_crc(p, out.size()));
   return out;
 }
@@ -330,7 +328,8 @@ error_code validate_batch(const uint8_t* p, size_t n, size_t max_batch_bytes) {
     return error_code::message_too_large;
   auto h = parse_header(p, n);
   if (!h || h->magic != L::current_magic
-      || h->batch_length < static_cast<int32_t>(L::header_size - L::log_overhead)
+      || h->batch_length
+           < static_cast<int32_t>(L::header_size - L::log_overhead)
       || h->size_in_bytes() != static_cast<int64_t>(n)
       || h->crc != batch_crc(p, n))
     return error_code::corrupt_message;
@@ -378,9 +377,9 @@ decode_records(const uint8_t* p, size_t n, std::string* reason) {
   }
   decoding_sink sink{h->base_offset, h->base_timestamp, {}};
   if (h->records_count > 0)
-    sink.out.reserve(static_cast<size_t>(std::min<int64_t>(
-      h->records_count,
-      static_cast<int64_t>(n - L::records) / min_record_bytes)));
+    sink.out.reserve(static_cast<size_t>(
+      std::min<int64_t>(h->records_count, static_cast<int64_t>(n - L::records)
+                                            / min_record_bytes)));
   if (!walk_records(p + L::records, p + n, h->records_count, sink, reason))
     return std::nullopt;
   return std::move(sink.out);

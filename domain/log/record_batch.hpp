@@ -16,19 +16,19 @@ namespace troupe {
 
 namespace batch_layout {
 
-constexpr size_t base_offset = 0;            // int64
-constexpr size_t batch_length = 8;           // int32: bytes after this field
+constexpr size_t base_offset = 0;             // int64
+constexpr size_t batch_length = 8;            // int32: bytes after this field
 constexpr size_t partition_leader_epoch = 12; // int32
-constexpr size_t magic = 16;                 // int8
-constexpr size_t crc = 17;                   // uint32, CRC-32C of [21, end)
-constexpr size_t attributes = 21;            // int16
-constexpr size_t last_offset_delta = 23;     // int32
-constexpr size_t base_timestamp = 27;        // int64
-constexpr size_t max_timestamp = 35;         // int64
-constexpr size_t producer_id = 43;           // int64
-constexpr size_t producer_epoch = 51;        // int16
-constexpr size_t base_sequence = 53;         // int32
-constexpr size_t records_count = 57;         // int32
+constexpr size_t magic = 16;                  // int8
+constexpr size_t crc = 17;                    // uint32, CRC-32C of [21, end)
+constexpr size_t attributes = 21;             // int16
+constexpr size_t last_offset_delta = 23;      // int32
+constexpr size_t base_timestamp = 27;         // int64
+constexpr size_t max_timestamp = 35;          // int64
+constexpr size_t producer_id = 43;            // int64
+constexpr size_t producer_epoch = 51;         // int16
+constexpr size_t base_sequence = 53;          // int32
+constexpr size_t records_count = 57;          // int32
 constexpr size_t records = 61;
 
 /// Kafka's LOG_OVERHEAD: baseOffset and batchLength precede the length.
@@ -87,7 +87,9 @@ struct batch_header {
   int64_t size_in_bytes() const {
     return int64_t{batch_length} + int64_t{batch_layout::log_overhead};
   }
-  int compression() const { return attributes & batch_layout::compression_mask; }
+  int compression() const {
+    return attributes & batch_layout::compression_mask;
+  }
 };
 
 /// Encodes a batch: magic 2, attributes 0 (no compression, CreateTime, not

@@ -197,9 +197,8 @@ scan read_batch_info(int fd, uint64_t pos, uint64_t end, batch_info& out) {
 /// Kafka's LogSegment.append: an index entry for a batch once more than
 /// index.interval.bytes went in since the previous entry. Segment offsets
 /// are relative int32s (a roll guarantees they fit).
-std::optional<index_entry> due_index_entry(const segment& s,
-                                           const batch_info& b,
-                                           uint64_t interval) {
+std::optional<index_entry>
+due_index_entry(const segment& s, const batch_info& b, uint64_t interval) {
   if (s.bytes_since_index <= interval)
     return std::nullopt;
   return index_entry{static_cast<int32_t>(b.last_offset - s.base_offset),
@@ -225,8 +224,8 @@ void reset_accounting(segment& s) {
 
 /// Index entries from the file, if they are sane (Kafka's sanityCheck plus
 /// monotonicity); nullopt means rebuild.
-std::optional<std::vector<index_entry>>
-load_index_entries(const segment& s, int64_t next_base) {
+std::optional<std::vector<index_entry>> load_index_entries(const segment& s,
+                                                           int64_t next_base) {
   struct stat st;
   if (::fstat(s.index.get(), &st) != 0 || st.st_size % index_entry_size != 0)
     return std::nullopt;
@@ -243,7 +242,8 @@ load_index_entries(const segment& s, int64_t next_base) {
     auto& e = entries[i];
     e.relative_offset =
       static_cast<int32_t>(load_be32(&bytes[i * index_entry_size]));
-    e.position = static_cast<int32_t>(load_be32(&bytes[i * index_entry_size + 4]));
+    e.position =
+      static_cast<int32_t>(load_be32(&bytes[i * index_entry_size + 4]));
     bool monotonic = i == 0
                      || (e.relative_offset > entries[i - 1].relative_offset
                          && e.position > entries[i - 1].position);
@@ -271,8 +271,8 @@ segment_log::~segment_log() {
     flush();
 }
 
-std::variant<segment_log, std::string>
-segment_log::open(const std::string& dir, log_config config) {
+std::variant<segment_log, std::string> segment_log::open(const std::string& dir,
+                                                         log_config config) {
   std::string error;
   if (!make_dirs(dir, error))
     return error;
@@ -338,8 +338,8 @@ bool segment_log::load_segment(int64_t base_offset, int64_t next_base,
     return io_error("stat " + log_path), false;
   s.size = static_cast<uint64_t>(st.st_size);
   auto index_path = path_of(base_offset, ".index");
-  s.index = unique_fd{::open(index_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC,
-                             0644)};
+  s.index =
+    unique_fd{::open(index_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
   if (s.index.get() < 0)
     return io_error("open " + index_path), false;
   if (active) {
@@ -472,8 +472,8 @@ error_code segment_log::append(std::vector<uint8_t> batch, int64_t now_ms,
                                int64_t* base_offset_out) {
   if (failed_)
     return error_code::kafka_storage_error;
-  auto err = validate_batch(batch.data(), batch.size(),
-                            config_.max_batch_bytes);
+  auto err =
+    validate_batch(batch.data(), batch.size(), config_.max_batch_bytes);
   if (err != error_code::none)
     return err;
   auto h = *parse_header(batch.data(), batch.size());
@@ -721,18 +721,18 @@ error_code segment_log::truncate_segment(segment& s, int64_t offset) {
   // (Kafka sets it to `offset` regardless).
   uint64_t cut = st == scan::batch ? b.position : s.size;
   int64_t new_end = st == scan::batch ? b.base_offset : passed_end;
-  auto kept = std::lower_bound(
-    s.entries.begin(), s.entries.end(), cut,
-    [](const index_entry& e, uint64_t c) {
-      return static_cast<uint64_t>(e.position) < c;
-    });
+  auto kept = std::lower_bound(s.entries.begin(), s.entries.end(), cut,
+                               [](const index_entry& e, uint64_t c) {
+                                 return static_cast<uint64_t>(e.position) < c;
+                               });
   s.entries.erase(kept, s.entries.end());
   if (!truncate_file(s.log.get(), cut)
       || !truncate_file(s.index.get(), s.entries.size() * index_entry_size))
     return io_error("truncate " + path_of(s.base_offset, ".log"));
   s.size = cut;
   s.next_offset = new_end;
-  s.bytes_since_index = cut - (s.entries.empty() ? 0 : s.entries.back().position);
+  s.bytes_since_index =
+    cut - (s.entries.empty() ? 0 : s.entries.back().position);
   if (cut == 0)
     s.max_timestamp = -1;
   else
@@ -772,8 +772,7 @@ std::optional<int64_t> segment_log::largest_timestamp(segment& s) {
       batch_info b;
       auto st = read_batch_info(s.log.get(), pos, s.size, b);
       if (st == scan::io_error)
-        return io_error("read " + path_of(s.base_offset, ".log")),
-               std::nullopt;
+        return io_error("read " + path_of(s.base_offset, ".log")), std::nullopt;
       if (st != scan::batch)
         break;
       max_ts = std::max(max_ts, b.max_timestamp);

@@ -54,7 +54,9 @@ public:
   unique_fd& operator=(const unique_fd&) = delete;
   ~unique_fd();
 
-  int get() const { return fd_; }
+  int get() const {
+    return fd_;
+  }
   int release() {
     int fd = fd_;
     fd_ = -1;
@@ -140,10 +142,16 @@ public:
   uint64_t size_in_bytes() const;
   std::vector<int64_t> segment_base_offsets() const;
   /// Records appended since the last fsync.
-  int64_t unflushed_messages() const { return unflushed_messages_; }
-  const std::string& dir() const { return dir_; }
+  int64_t unflushed_messages() const {
+    return unflushed_messages_;
+  }
+  const std::string& dir() const {
+    return dir_;
+  }
   /// The errno text of the latest I/O failure.
-  const std::string& last_error() const { return last_error_; }
+  const std::string& last_error() const {
+    return last_error_;
+  }
 
 private:
   segment_log(std::string dir, log_config config);

@@ -33,8 +33,8 @@ std::vector<int32_t> cluster_metadata::live_brokers() const {
   return result;
 }
 
-std::optional<int32_t>
-cluster_metadata::elect(const partition_state& p, bool unclean) const {
+std::optional<int32_t> cluster_metadata::elect(const partition_state& p,
+                                               bool unclean) const {
   // Kafka's OfflinePartitionLeaderElectionStrategy: the first live replica
   // in assignment order that is in the ISR; with unclean election, else the
   // first live replica at all.

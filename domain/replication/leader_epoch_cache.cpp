@@ -60,8 +60,7 @@ void leader_epoch_cache::truncate_from_start(int64_t start_offset) {
 
 int64_t follower_truncation_offset(const leader_epoch_cache& follower,
                                    std::pair<int32_t, int64_t> leader_answer,
-                                   int64_t follower_leo,
-                                   int64_t follower_hw) {
+                                   int64_t follower_leo, int64_t follower_hw) {
   auto [epoch, end_offset] = leader_answer;
   if (epoch == undefined_epoch)
     return std::min(follower_hw, follower_leo); // leader knows nothing older

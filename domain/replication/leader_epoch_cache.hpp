@@ -27,7 +27,7 @@ public:
   /// has at or below the requested one, and the offset where the next
   /// higher epoch starts (the log end offset for the latest epoch).
   std::pair<int32_t, int64_t> end_offset_for(int32_t requested_epoch,
-                                            int64_t log_end_offset) const;
+                                             int64_t log_end_offset) const;
 
   /// The log was truncated to `end_offset`: epochs starting at or after it
   /// are forgotten.
@@ -50,7 +50,6 @@ private:
 /// `leader_answer` is the leader's end_offset_for(follower's latest epoch).
 int64_t follower_truncation_offset(const leader_epoch_cache& follower,
                                    std::pair<int32_t, int64_t> leader_answer,
-                                   int64_t follower_leo,
-                                   int64_t follower_hw);
+                                   int64_t follower_leo, int64_t follower_hw);
 
 } // namespace troupe

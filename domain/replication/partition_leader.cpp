@@ -6,13 +6,10 @@
 
 namespace troupe {
 
-partition_leader::partition_leader(int32_t leader_id, int32_t leader_epoch,
-                                   std::vector<int32_t> replicas,
-                                   std::vector<int32_t> isr,
-                                   int64_t log_end_offset,
-                                   int64_t high_watermark,
-                                   partition_leader_config config,
-                                   int64_t now_ms)
+partition_leader::partition_leader(
+  int32_t leader_id, int32_t leader_epoch, std::vector<int32_t> replicas,
+  std::vector<int32_t> isr, int64_t log_end_offset, int64_t high_watermark,
+  partition_leader_config config, int64_t now_ms)
   : leader_id_(leader_id),
     leader_epoch_(leader_epoch),
     replicas_(std::move(replicas)),
@@ -113,9 +110,8 @@ void partition_leader::on_isr_expiration(int64_t now_ms) {
   std::vector<int32_t> next;
   for (auto id : isr_) {
     auto f = find(id);
-    bool lagging = f
-                   && now_ms - f->last_caught_up_ms
-                        > config_.replica_lag_time_max_ms;
+    bool lagging =
+      f && now_ms - f->last_caught_up_ms > config_.replica_lag_time_max_ms;
     if (!lagging)
       next.push_back(id);
   }

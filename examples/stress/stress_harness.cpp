@@ -39,9 +39,8 @@ struct options {
   int32_t session_timeout_ms = 10000;
   int32_t steady_seconds = 5;
   int32_t commit_seconds = 3;
-  std::vector<std::string> scenarios = {"cold-start", "steady",
-                                        "commit-storm", "churn",
-                                        "crash-storm"};
+  std::vector<std::string> scenarios = {"cold-start", "steady", "commit-storm",
+                                        "churn", "crash-storm"};
   std::string json;
   bool check = false;
   int32_t threads = 0;
@@ -77,7 +76,8 @@ double rss_bytes() {
       resident = 0;
     std::fclose(f);
   }
-  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  return static_cast<double>(resident)
+         * static_cast<double>(sysconf(_SC_PAGESIZE));
 }
 
 double cpu_seconds() {
@@ -188,8 +188,7 @@ public:
     r.cpu_percent = clock.cpu_percent();
     auto after = snapshot_counters();
     r.false_expirations = static_cast<int64_t>(after.first - before.first);
-    r.spurious_rebalances = static_cast<int64_t>(after.second
-                                                 - before.second);
+    r.spurious_rebalances = static_cast<int64_t>(after.second - before.second);
     r.rss_bytes_per_member = rss_bytes() / size();
     if (r.false_expirations != 0 || r.spurious_rebalances != 0) {
       r.ok = false;
@@ -225,8 +224,9 @@ public:
         auto next = ++(*offsets)[i];
         for (auto& p : batch)
           p.offset = next;
-        self->request(consumers[i], std::chrono::seconds(30),
-                      consumer_commit{std::move(batch)})
+        self
+          ->request(consumers[i], std::chrono::seconds(30),
+                    consumer_commit{std::move(batch)})
           .then(
             [=](offset_commit_response& res) {
               for (auto& p : res.partitions)
@@ -327,8 +327,8 @@ private:
     consumer_config c;
     {
       std::lock_guard<std::mutex> guard{state_->mtx};
-      c.name = std::to_string(i) + "."
-               + std::to_string(state_->members[i].version);
+      c.name =
+        std::to_string(i) + "." + std::to_string(state_->members[i].version);
     }
     c.client_id = "m";
     c.group_id = "g" + std::to_string(group);
@@ -337,9 +337,8 @@ private:
     c.session_timeout_ms = opt_.session_timeout_ms;
     c.heartbeat_interval_ms = opt_.heartbeat_interval_ms;
     c.max_poll_interval_ms = 60000;
-    consumers_[i] = sys_.spawn(consumer, c,
-                               node_.brokers[i % node_.brokers.size()],
-                               tracker_);
+    consumers_[i] = sys_.spawn(
+      consumer, c, node_.brokers[i % node_.brokers.size()], tracker_);
   }
 
   void mark_alive(size_t i, bool alive) {
@@ -359,9 +358,8 @@ private:
   /// Owner (member index) of every partition of every group.
   std::vector<int64_t> owners() {
     std::lock_guard<std::mutex> guard{state_->mtx};
-    std::vector<int64_t> result(static_cast<size_t>(opt_.groups)
-                                  * static_cast<size_t>(partitions_),
-                                -1);
+    std::vector<int64_t> result(
+      static_cast<size_t>(opt_.groups) * static_cast<size_t>(partitions_), -1);
     for (size_t i = 0; i < state_->members.size(); ++i) {
       auto& m = state_->members[i];
       if (!m.alive)
@@ -388,8 +386,7 @@ private:
   bool wait_stable(const char* name, steady::time_point start,
                    const std::vector<int32_t>& after) {
     auto newer = [&](size_t k, const group_track& g) {
-      return g.stable
-             && (after.empty() || g.stable_generation > after[k]);
+      return g.stable && (after.empty() || g.stable_generation > after[k]);
     };
     auto limit = start + std::chrono::seconds(opt_.timeout_seconds);
     auto last_print = steady::now();
@@ -402,8 +399,7 @@ private:
           stable += newer(k, g);
           alive += static_cast<size_t>(g.alive);
           if (!g.at_generation.empty())
-            assigned += static_cast<size_t>(
-              g.at_generation.rbegin()->second);
+            assigned += static_cast<size_t>(g.at_generation.rbegin()->second);
         }
       }
       auto now = steady::now();
@@ -424,7 +420,8 @@ private:
           auto& g = state_->groups[k];
           if (newer(k, g))
             continue;
-          std::fprintf(stderr, "\n  group g%zu not stable: %d alive, %lld "
+          std::fprintf(stderr,
+                       "\n  group g%zu not stable: %d alive, %lld "
                        "of %d partitions assigned, holders by generation:",
                        k, g.alive, static_cast<long long>(g.assigned_total),
                        g.partitions);
@@ -459,8 +456,8 @@ private:
     }
     r.p50_ms = percentile(times, 50);
     r.p99_ms = percentile(times, 99);
-    r.max_ms = times.empty() ? 0 : *std::max_element(times.begin(),
-                                                     times.end());
+    r.max_ms =
+      times.empty() ? 0 : *std::max_element(times.begin(), times.end());
     r.cpu_percent = clock.cpu_percent();
     r.coordinator_msgs_per_s = 0;
     r.rss_bytes_per_member = rss_bytes() / size();
@@ -468,8 +465,8 @@ private:
 
   double since_last_join() {
     std::lock_guard<std::mutex> guard{state_->mtx};
-    auto last = steady::time_point{
-      steady::duration{metrics().last_join_ns.load()}};
+    auto last =
+      steady::time_point{steady::duration{metrics().last_join_ns.load()}};
     double worst = 0;
     for (auto& g : state_->groups)
       worst = std::max(worst, ms_between(last, g.stable_since));
@@ -482,8 +479,8 @@ private:
       auto violations = state_->ownership_violations();
       if (violations != 0) {
         r.ok = false;
-        r.problem += std::to_string(violations)
-                     + " partitions not owned exactly once; ";
+        r.problem +=
+          std::to_string(violations) + " partitions not owned exactly once; ";
       }
     }
     if (state_->failures != 0) {
@@ -525,32 +522,27 @@ void print_table(const std::vector<row>& rows) {
               "\n");
   for (auto& r : rows) {
     bool timed = r.scenario != "steady" && r.scenario != "commit-storm";
-    std::printf("| %s | %s | %d x %d | %d | %s | %s | %s | %s | %s | %s | %s "
-                "| %s | %s | %s | %s |\n",
-                r.scenario.c_str(), r.assignor.c_str(), r.groups,
-                r.members_per_group, r.partitions_per_group,
-                timed ? (fmt(r.p50_ms) + " / " + fmt(r.p99_ms) + " / "
-                         + fmt(r.max_ms))
-                          .c_str()
-                      : "-",
-                fmt(r.since_last_join_ms).c_str(),
-                r.coordinator_msgs_per_s > 0
-                  ? fmt(r.coordinator_msgs_per_s).c_str()
-                  : "-",
-                r.heartbeats_per_s > 0 ? fmt(r.heartbeats_per_s).c_str() : "-",
-                r.commits_per_s > 0 ? fmt(r.commits_per_s).c_str() : "-",
-                fmt(r.rss_bytes_per_member).c_str(),
-                fmt(r.cpu_percent).c_str(),
-                r.moved_partitions >= 0
-                  ? std::to_string(r.moved_partitions).c_str()
-                  : "-",
-                r.false_expirations >= 0
-                  ? std::to_string(r.false_expirations).c_str()
-                  : "-",
-                r.spurious_rebalances >= 0
-                  ? std::to_string(r.spurious_rebalances).c_str()
-                  : "-",
-                r.ok ? "yes" : ("NO: " + r.problem).c_str());
+    std::printf(
+      "| %s | %s | %d x %d | %d | %s | %s | %s | %s | %s | %s | %s "
+      "| %s | %s | %s | %s |\n",
+      r.scenario.c_str(), r.assignor.c_str(), r.groups, r.members_per_group,
+      r.partitions_per_group,
+      timed ? (fmt(r.p50_ms) + " / " + fmt(r.p99_ms) + " / " + fmt(r.max_ms))
+                .c_str()
+            : "-",
+      fmt(r.since_last_join_ms).c_str(),
+      r.coordinator_msgs_per_s > 0 ? fmt(r.coordinator_msgs_per_s).c_str()
+                                   : "-",
+      r.heartbeats_per_s > 0 ? fmt(r.heartbeats_per_s).c_str() : "-",
+      r.commits_per_s > 0 ? fmt(r.commits_per_s).c_str() : "-",
+      fmt(r.rss_bytes_per_member).c_str(), fmt(r.cpu_percent).c_str(),
+      r.moved_partitions >= 0 ? std::to_string(r.moved_partitions).c_str()
+                              : "-",
+      r.false_expirations >= 0 ? std::to_string(r.false_expirations).c_str()
+                               : "-",
+      r.spurious_rebalances >= 0 ? std::to_string(r.spurious_rebalances).c_str()
+                                 : "-",
+      r.ok ? "yes" : ("NO: " + r.problem).c_str());
   }
 }
 
@@ -585,7 +577,6 @@ void write_json(const std::string& path, const std::vector<row>& rows,
   out << "]}\n";
 }
 
-
 /// The coordinator's own memory per member: one driver actor joins
 /// `members` raw members into one group (no client actor per member, so
 /// only the broker side is counted: group entry, member_session actor,
@@ -613,8 +604,8 @@ double coordinator_bytes_per_member(caf::actor_system& sys, int32_t members) {
     }
     return caf::behavior{
       [=](join_group_response& r) {
-        sync_group_request s{"mem", r.generation_id, r.member_id, "", "",
-                             "", {}};
+        sync_group_request s{"mem", r.generation_id, r.member_id, "", "", "",
+                             {}};
         if (r.leader == r.member_id)
           for (auto& m : r.members)
             s.assignments.push_back({m.member_id, bytes(16, 2)});
@@ -646,17 +637,20 @@ int main(int argc, char** argv) {
     ->check(CLI::Range(1, 1000000));
   app.add_option("-g,--groups", opt.groups, "Groups (members split evenly)")
     ->check(CLI::Range(1, 100000));
-  app.add_option("-p,--partitions", opt.partitions,
-                 "Partitions of each group's topic (0: one per member)")
+  app
+    .add_option("-p,--partitions", opt.partitions,
+                "Partitions of each group's topic (0: one per member)")
     ->check(CLI::Range(0, 1000000));
   app.add_option("-a,--assignor", opt.assignor, "Assignor")
-    ->check(CLI::IsMember({"range", "roundrobin", "sticky",
-                           "cooperative-sticky"}));
-  app.add_option("--heartbeat-interval-ms", opt.heartbeat_interval_ms,
-                 "heartbeat.interval.ms of every consumer")
+    ->check(
+      CLI::IsMember({"range", "roundrobin", "sticky", "cooperative-sticky"}));
+  app
+    .add_option("--heartbeat-interval-ms", opt.heartbeat_interval_ms,
+                "heartbeat.interval.ms of every consumer")
     ->check(CLI::Range(1, 60000));
-  app.add_option("--session-timeout-ms", opt.session_timeout_ms,
-                 "session.timeout.ms of every consumer")
+  app
+    .add_option("--session-timeout-ms", opt.session_timeout_ms,
+                "session.timeout.ms of every consumer")
     ->check(CLI::Range(1000, 1800000));
   app.add_option("--steady-seconds", opt.steady_seconds,
                  "Length of the steady-state scenario");
@@ -721,8 +715,8 @@ int main(int argc, char** argv) {
   print_table(rows);
   if (!opt.json.empty())
     write_json(opt.json, rows, opt);
-  bool ok = std::all_of(rows.begin(), rows.end(),
-                        [](const row& r) { return r.ok; });
+  bool ok =
+    std::all_of(rows.begin(), rows.end(), [](const row& r) { return r.ok; });
   if (opt.check)
     std::printf("\n%s\n", ok ? "stress check: every scenario correct"
                              : "stress check: FAILED");

@@ -44,8 +44,8 @@ void tracker_state::on(const consumer_event& e) {
   auto& g = groups[static_cast<size_t>(m.group)];
   auto drop = [&](const std::vector<topic_partition>& ps) {
     for (auto& tp : ps) {
-      auto i = std::find(m.partitions.begin(), m.partitions.end(),
-                         tp.partition);
+      auto i =
+        std::find(m.partitions.begin(), m.partitions.end(), tp.partition);
       if (i != m.partitions.end()) {
         m.partitions.erase(i);
         --g.assigned_total;

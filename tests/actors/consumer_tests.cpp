@@ -194,7 +194,7 @@ TEST_CASE("a restarted static member keeps its assignment without a "
   auto s = fx.status(b2);
   CHECK(s.generation == gen);
   CHECK(fx.status(a).generation == gen);
-  (void) b_parts;
+  (void)b_parts;
 }
 
 TEST_CASE("consumers with no common assignor: the newcomer fails with "
@@ -219,8 +219,8 @@ TEST_CASE("a consumer commits offsets for its generation and reads them "
   REQUIRE(res.ready());
   CHECK(res.get().partitions.at(0).error == error_code::none);
   auto any = fx.node.brokers[0];
-  auto coord = fx.ask<find_coordinator_response>(
-    any, find_coordinator_request{"billing"});
+  auto coord =
+    fx.ask<find_coordinator_response>(any, find_coordinator_request{"billing"});
   auto fetched = fx.ask<offset_fetch_response>(
     caf::actor_cast<broker_actor>(coord.get().broker),
     offset_fetch_request{"billing", {{"orders", 0}}});

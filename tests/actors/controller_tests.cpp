@@ -33,8 +33,8 @@ struct controller_fixture : test::sim_fixture {
   void start() {
     auto md = load_cluster_metadata(config);
     REQUIRE(std::holds_alternative<cluster_metadata>(md));
-    ctl = sys.spawn(controller, config,
-                    std::move(std::get<cluster_metadata>(md)));
+    ctl =
+      sys.spawn(controller, config, std::move(std::get<cluster_metadata>(md)));
     to_stop.push_back(caf::actor_cast<caf::actor>(ctl));
     run();
   }
@@ -60,8 +60,8 @@ TEST_CASE("a stopped broker's partitions get a new leader from the ISR with "
       led_by_0.push_back(p);
   REQUIRE(!led_by_0.empty());
   auto before = fx.partition("orders", led_by_0.front());
-  auto update = fx.ask<leadership_update>(fx.ctl, broker_status_change{0,
-                                                                       false});
+  auto update =
+    fx.ask<leadership_update>(fx.ctl, broker_status_change{0, false});
   REQUIRE(update.ready());
   size_t moved = 0; // __consumer_offsets partitions move too
   for (auto& p : update.get().partitions)
@@ -76,25 +76,24 @@ TEST_CASE("a stopped broker's partitions get a new leader from the ISR with "
 TEST_CASE("the controller stores an ISR change from the current leader and "
           "refuses a stale one") {
   controller_fixture fx;
-  fx.ask<create_topics_response>(fx.ctl,
-                                 create_topics_request{{{"t", 1, 3}}});
+  fx.ask<create_topics_response>(fx.ctl, create_topics_request{{{"t", 1, 3}}});
   auto p = fx.partition("t", 0);
   std::vector<int32_t> shrunk{p.leader, p.replicas.at(1)};
   auto ok = fx.ask<alter_isr_response>(
-    fx.ctl, alter_isr_request{{"t", 0}, p.leader, p.leader_epoch,
-                              p.partition_epoch, shrunk});
+    fx.ctl, alter_isr_request{
+              {"t", 0}, p.leader, p.leader_epoch, p.partition_epoch, shrunk});
   CHECK(ok.get().error == error_code::none);
   CHECK(ok.get().state.isr == shrunk);
   auto stale = fx.ask<alter_isr_response>(
-    fx.ctl, alter_isr_request{{"t", 0}, p.leader, p.leader_epoch,
-                              p.partition_epoch, p.replicas});
+    fx.ctl,
+    alter_isr_request{
+      {"t", 0}, p.leader, p.leader_epoch, p.partition_epoch, p.replicas});
   CHECK(stale.get().error == error_code::invalid_update_version);
 }
 
 TEST_CASE("a restarted controller comes back with topics, leaders and ISR") {
   controller_fixture fx;
-  fx.ask<create_topics_response>(fx.ctl,
-                                 create_topics_request{{{"t", 3, 2}}});
+  fx.ask<create_topics_response>(fx.ctl, create_topics_request{{{"t", 3, 2}}});
   fx.ask<leadership_update>(fx.ctl, broker_status_change{1, false});
   auto before = fx.partition("t", 1);
   caf::anon_send_exit(fx.ctl, caf::exit_reason::user_shutdown);

@@ -87,14 +87,14 @@ TEST_CASE("FindCoordinator names the leader of the group's offsets "
   for (std::string group : {"my-group", "orders", "g", "polygenelubricants"}) {
     auto partition = offsets_partition_for(group, 50);
     for (auto& b : fx.node.brokers) {
-      auto res = fx.ask<find_coordinator_response>(
-        b, find_coordinator_request{group});
+      auto res =
+        fx.ask<find_coordinator_response>(b, find_coordinator_request{group});
       REQUIRE(res.ready());
       CHECK(res.get().error == error_code::none);
       CHECK(res.get().node_id == partition % 3);
       CHECK(res.get().port == 9092 + partition % 3);
-      CHECK(res.get().broker == caf::actor_cast<caf::actor>(
-              fx.coordinator_of(group)));
+      CHECK(res.get().broker
+            == caf::actor_cast<caf::actor>(fx.coordinator_of(group)));
     }
   }
 }
@@ -105,7 +105,8 @@ TEST_CASE("a group request to a broker that is not the coordinator gets "
   auto wrong = fx.other_than_coordinator("g");
   auto j = fx.ask<join_group_response>(wrong, fx.join_req());
   CHECK(j.get().error == error_code::not_coordinator);
-  auto h = fx.ask<heartbeat_response>(wrong, heartbeat_request{"g", 1, "m", ""});
+  auto h =
+    fx.ask<heartbeat_response>(wrong, heartbeat_request{"g", 1, "m", ""});
   CHECK(h.get().error == error_code::not_coordinator);
   auto c = fx.ask<offset_commit_response>(
     wrong, offset_commit_request{"g", -1, "", "", {{"t", 0, 1, -1, ""}}});
@@ -154,8 +155,7 @@ TEST_CASE("the leader's SyncGroup assignment reaches the parked follower "
   auto follower = b.get().member_id;
   auto fs = fx.sync(follower, gen);
   CHECK_FALSE(fs.ready()); // parked until the leader syncs
-  auto ls = fx.sync(leader, gen,
-                    {{leader, bytes{1}}, {follower, bytes{2, 2}}});
+  auto ls = fx.sync(leader, gen, {{leader, bytes{1}}, {follower, bytes{2, 2}}});
   REQUIRE(fs.ready());
   REQUIRE(ls.ready());
   CHECK(fs.get().assignment == bytes{2, 2});
@@ -235,8 +235,8 @@ TEST_CASE("bad group requests get Kafka errors from the broker") {
     CHECK(f.get().partitions.at(0).offset == -1);
   }
   SECTION("describing an unknown group says Dead") {
-    auto d = fx.ask<describe_groups_response>(
-      fx.coordinator_of("zz"), describe_groups_request{{"zz"}});
+    auto d = fx.ask<describe_groups_response>(fx.coordinator_of("zz"),
+                                              describe_groups_request{{"zz"}});
     CHECK(d.get().groups.at(0).state == "Dead");
   }
 }
@@ -251,8 +251,8 @@ TEST_CASE("a standalone commit is stored and fetched back through the broker") {
                                          offset_fetch_request{"g", {}});
   REQUIRE(f.get().partitions.size() == 1);
   CHECK(f.get().partitions[0].offset == 41);
-  auto l = fx.ask<list_groups_response>(fx.coordinator_of("g"),
-                                        list_groups_request{});
+  auto l =
+    fx.ask<list_groups_response>(fx.coordinator_of("g"), list_groups_request{});
   REQUIRE(l.get().groups.size() == 1);
   CHECK(l.get().groups[0].state == "Empty");
 }
@@ -272,8 +272,8 @@ TEST_CASE("a broker that loses leadership of a group's offsets partition "
   fx.run();
   REQUIRE(a.ready());
   CHECK(a.get().error == error_code::not_coordinator);
-  auto moved = fx.ask<find_coordinator_response>(
-    fx.node.brokers[0], find_coordinator_request{"g"});
+  auto moved = fx.ask<find_coordinator_response>(fx.node.brokers[0],
+                                                 find_coordinator_request{"g"});
   CHECK(moved.get().error == error_code::none);
   CHECK(moved.get().node_id != old_id);
   auto again = fx.ask<join_group_response>(old, fx.join_req());

@@ -52,8 +52,7 @@ struct log_fixture : test::sim_fixture {
 
   log_append_response append(topic_partition tp, std::vector<uint8_t> b,
                              int32_t epoch = 0) {
-    auto p = ask<log_append_response>(logs,
-                                      log_append_request{tp, epoch, b});
+    auto p = ask<log_append_response>(logs, log_append_request{tp, epoch, b});
     REQUIRE(p.ready());
     return p.get();
   }
@@ -94,8 +93,8 @@ TEST_CASE("a corrupt batch is refused with CORRUPT_MESSAGE and nothing is "
 TEST_CASE("reading past the log end is OFFSET_OUT_OF_RANGE") {
   log_fixture fx;
   fx.append({"t", 0}, batch_of(1, "x"));
-  auto r = fx.ask<log_read_response>(fx.logs,
-                                     log_read_request{{"t", 0}, 7, 100});
+  auto r =
+    fx.ask<log_read_response>(fx.logs, log_read_request{{"t", 0}, 7, 100});
   CHECK(r.get().error == error_code::offset_out_of_range);
 }
 
@@ -124,8 +123,8 @@ TEST_CASE("an unusable log directory answers KAFKA_STORAGE_ERROR and the "
   test::sim_fixture fx;
   temp_dir dir;
   std::ofstream{dir.path + "/file"} << "x";
-  auto logs = fx.sys.spawn(log_manager, dir.path + "/file/broker-0",
-                           cluster_config{});
+  auto logs =
+    fx.sys.spawn(log_manager, dir.path + "/file/broker-0", cluster_config{});
   fx.to_stop.push_back(caf::actor_cast<caf::actor>(logs));
   auto r = fx.ask<log_append_response>(
     logs, log_append_request{{"t", 0}, 0, batch_of(1, "x")});

@@ -27,8 +27,7 @@ void check_roundtrip(caf::actor_system& sys, T value) {
   caf::binary_deserializer source{sys, buf};
   REQUIRE(!source(copy));
   REQUIRE(copy.match_elements<T>());
-  CHECK(caf::deep_to_string(copy.get_as<T>(0))
-        == caf::deep_to_string(value));
+  CHECK(caf::deep_to_string(copy.get_as<T>(0)) == caf::deep_to_string(value));
   // The registered name is what the other node looks the type up by.
   CHECK(sys.types().portable_name(caf::make_rtti_pair<T>())
         == caf::type_name<T>::value);
@@ -47,23 +46,31 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
   test::sim_fixture fx;
   auto& sys = fx.sys;
   auto some_actor = caf::actor_cast<caf::actor>(fx.listener);
-  join_group_request join{"g",  10000, 30000, "m-1", "i-1", "consumer",
+  join_group_request join{"g",
+                          10000,
+                          30000,
+                          "m-1",
+                          "i-1",
+                          "consumer",
                           {{"range", b({1, 2})}, {"sticky", b({})}},
-                          "client", "/127.0.0.1", true};
-  join_group_response joined{error_code::member_id_required,
-                             3,
-                             "consumer",
-                             "range",
-                             "m-1",
-                             "m-2",
-                             {{"m-1", "i-1", b({9})}}};
+                          "client",
+                          "/127.0.0.1",
+                          true};
+  join_group_response joined{
+    error_code::member_id_required, 3, "consumer", "range", "m-1", "m-2",
+    {{"m-1", "i-1", b({9})}}};
   offset_commit_request commit{"g", 4, "m-1", "", {{"t", 2, 99, 7, "meta"}}};
   auto covered = check_all(
     sys, join, joined,
-    sync_group_request{"g", 3, "m-1", "i", "consumer", "range",
+    sync_group_request{"g",
+                       3,
+                       "m-1",
+                       "i",
+                       "consumer",
+                       "range",
                        {{"m-1", b({1})}, {"m-2", b({2, 3})}}},
-    sync_group_response{error_code::rebalance_in_progress, "consumer",
-                        "range", b({5, 6})},
+    sync_group_response{error_code::rebalance_in_progress, "consumer", "range",
+                        b({5, 6})},
     heartbeat_request{"g", 3, "m-1", "i-1"},
     heartbeat_response{error_code::illegal_generation},
     leave_group_request{"g", {{"m-1", ""}, {"", "i-2"}}},
@@ -75,21 +82,26 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
     offset_fetch_response{error_code::none,
                           {{"t", 1, 42, 3, "m", error_code::none}}},
     describe_groups_request{{"a", "b"}},
-    describe_groups_response{
-      {{error_code::none, "g", "Stable", "consumer", "range",
-        {{"m-1", "i", "c", "h", b({1}), b({2})}}, 7, "m-1"}}},
-    described_group{error_code::not_coordinator, "g", "Dead", "", "", {}, 0,
-                    ""},
+    describe_groups_response{{{error_code::none,
+                               "g",
+                               "Stable",
+                               "consumer",
+                               "range",
+                               {{"m-1", "i", "c", "h", b({1}), b({2})}},
+                               7,
+                               "m-1"}}},
+    described_group{
+      error_code::not_coordinator, "g", "Dead", "", "", {}, 0, ""},
     list_groups_request{{"Stable"}},
     list_groups_response{error_code::none, {{"g", "consumer", "Stable"}}},
-    listed_group{"g", "consumer", "Empty"},
-    find_coordinator_request{"g"},
+    listed_group{"g", "consumer", "Empty"}, find_coordinator_request{"g"},
     find_coordinator_response{error_code::none, 2, "127.0.0.1", 9094,
                               some_actor},
     cluster_peers{{{0, "127.0.0.1", 9092, some_actor}}},
     metadata_request{{"t"}, true},
-    metadata_response{{{1, "h", 9093, some_actor}},
-                      {{error_code::none, "t", 1, {{0, 2, 5, {2, 0}, {2}, 3}}}}},
+    metadata_response{
+      {{1, "h", 9093, some_actor}},
+      {{error_code::none, "t", 1, {{0, 2, 5, {2, 0}, {2}, 3}}}}},
     create_topics_request{{{"t", 6, 3}}},
     create_topics_response{{{"t", error_code::topic_already_exists, "x"}}},
     join_timeout{17}, sync_timeout{18}, session_check{"m-1"},
@@ -97,11 +109,18 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
     group_shutdown{error_code::not_coordinator},
     group_event{"g", "Stable", "PreparingRebalance", 4, "why", 1234, 3, "m",
                 "range"},
-    consumer_event{"c1", consumer_event_kind::revoked, "m-1", 4, true,
-                   "range", {{"t", 0}}, error_code::none, 99},
+    consumer_event{"c1",
+                   consumer_event_kind::revoked,
+                   "m-1",
+                   4,
+                   true,
+                   "range",
+                   {{"t", 0}},
+                   error_code::none,
+                   99},
     consumer_status_request{},
-    consumer_status{"c1", "m-1", 4, "stable", true, "range", {{"t", 1}},
-                    error_code::none},
+    consumer_status{
+      "c1", "m-1", 4, "stable", true, "range", {{"t", 1}}, error_code::none},
     consumer_commit{{{"t", 0, 5, -1, ""}}}, consumer_close{}, consumer_crash{},
     heartbeat_tick{1}, rejoin_tick{2},
     log_append_request{{"t", 3}, 2, b({0, 1, 2})},
@@ -113,8 +132,7 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
     alter_isr_response{error_code::fenced_leader_epoch,
                        {1, 2, 5, {2, 0, 1}, {2, 0}, 8}},
     broker_status_change{1, false},
-    leadership_update{error_code::none,
-                      {{"t", {0, 1, 3, {0, 1}, {1}, 4}}}});
+    leadership_update{error_code::none, {{"t", {0, 1, 3, {0, 1}, {1}, 4}}}});
   // A message added to type_ids.hpp without a sample here fails this.
   CHECK(covered == caf::id_block::troupe::end - caf::id_block::troupe::begin);
 }

@@ -33,8 +33,7 @@ struct sim_fixture {
   caf::actor_system_config cfg;
   caf::actor_system sys;
   caf::scheduler::test_coordinator& sched;
-  std::shared_ptr<recorded_events> events
-    = std::make_shared<recorded_events>();
+  std::shared_ptr<recorded_events> events = std::make_shared<recorded_events>();
   event_listener_actor listener;
   /// Long-lived actors the test spawned; stopped before the system goes.
   std::vector<caf::actor> to_stop;
@@ -44,13 +43,12 @@ struct sim_fixture {
       sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())) {
     spdlog::set_level(spdlog::level::err);
     auto log = events;
-    listener = sys.spawn(
-      [log]() -> event_listener_actor::behavior_type {
-        return {
-          [log](consumer_event& e) { log->consumers.push_back(std::move(e)); },
-          [log](group_event& e) { log->groups.push_back(std::move(e)); },
-        };
-      });
+    listener = sys.spawn([log]() -> event_listener_actor::behavior_type {
+      return {
+        [log](consumer_event& e) { log->consumers.push_back(std::move(e)); },
+        [log](group_event& e) { log->groups.push_back(std::move(e)); },
+      };
+    });
     run();
   }
 
@@ -82,8 +80,8 @@ struct sim_fixture {
   /// answer arrives (an error leaves it empty and sets `failed`).
   template <class Response, class Handle, class Request>
   struct pending {
-    std::shared_ptr<std::optional<Response>> answer
-      = std::make_shared<std::optional<Response>>();
+    std::shared_ptr<std::optional<Response>> answer =
+      std::make_shared<std::optional<Response>>();
     std::shared_ptr<bool> failed = std::make_shared<bool>(false);
 
     bool ready() const {

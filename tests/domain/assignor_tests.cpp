@@ -33,8 +33,8 @@ std::vector<topic_partition> tps(const std::string& names) {
 std::string str(const std::vector<topic_partition>& xs) {
   std::string result;
   for (auto& x : xs)
-    result += (result.empty() ? "" : " ") + x.topic + "p"
-              + std::to_string(x.partition);
+    result +=
+      (result.empty() ? "" : " ") + x.topic + "p" + std::to_string(x.partition);
   return result;
 }
 
@@ -170,9 +170,8 @@ TEST_CASE("every assignor returns an empty map for an empty group") {
 }
 
 TEST_CASE("every assignor lists members that get nothing") {
-  std::vector<member_subscription> members{member("C0", {"t0"}),
-                                           member("C1", {"t0"}),
-                                           member("C2", {"unknown"})};
+  std::vector<member_subscription> members{
+    member("C0", {"t0"}), member("C1", {"t0"}), member("C2", {"unknown"})};
   for (auto name : {"range", "roundrobin", "sticky", "cooperative-sticky"}) {
     INFO(name);
     auto result = find_assignor(name)->assign({{"t0", 1}}, members);
@@ -195,9 +194,8 @@ TEST_CASE("range assignor gives the first members one extra partition") {
 }
 
 TEST_CASE("range assignor splits each topic only among its subscribers") {
-  std::vector<member_subscription> members{member("C0", {"t0"}),
-                                           member("C1", {"t0", "t1"}),
-                                           member("C2", {"t1"})};
+  std::vector<member_subscription> members{
+    member("C0", {"t0"}), member("C1", {"t0", "t1"}), member("C2", {"t1"})};
   auto result = assign_range({{"t0", 5}, {"t1", 2}, {"t2", 9}}, members);
   CHECK(str(result["C0"]) == "t0p0 t0p1 t0p2");
   CHECK(str(result["C1"]) == "t0p3 t0p4 t1p0");
@@ -248,9 +246,9 @@ TEST_CASE("roundrobin assignor deals sorted partitions over sorted members") {
 
 TEST_CASE("roundrobin assignor skips members not subscribed to a topic") {
   // RoundRobinAssignor javadoc, unequal subscriptions.
-  std::vector<member_subscription> members{
-    member("C0", {"t0"}), member("C1", {"t0", "t1"}),
-    member("C2", {"t0", "t1", "t2"})};
+  std::vector<member_subscription> members{member("C0", {"t0"}),
+                                           member("C1", {"t0", "t1"}),
+                                           member("C2", {"t0", "t1", "t2"})};
   auto result = assign_roundrobin({{"t0", 1}, {"t1", 2}, {"t2", 3}}, members);
   CHECK(str(result["C0"]) == "t0p0");
   CHECK(str(result["C1"]) == "t1p0");
@@ -258,8 +256,8 @@ TEST_CASE("roundrobin assignor skips members not subscribed to a topic") {
 }
 
 TEST_CASE("roundrobin assignor orders static members by group instance id") {
-  std::vector<member_subscription> members{
-    static_member("m-1", "i-2", {"t0"}), static_member("m-2", "i-1", {"t0"})};
+  std::vector<member_subscription> members{static_member("m-1", "i-2", {"t0"}),
+                                           static_member("m-2", "i-1", {"t0"})};
   auto result = assign_roundrobin({{"t0", 3}}, members);
   CHECK(str(result["m-2"]) == "t0p0 t0p2");
   CHECK(str(result["m-1"]) == "t0p1");
@@ -269,9 +267,8 @@ TEST_CASE("roundrobin assignor orders static members by group instance id") {
 
 TEST_CASE("sticky assignor starts out as balanced as round robin") {
   // StickyAssignor javadoc: C0, C1, C2 on t0..t3 with 2 partitions each.
-  std::vector<member_subscription> members{member("C0", t0_to_t3),
-                                           member("C1", t0_to_t3),
-                                           member("C2", t0_to_t3)};
+  std::vector<member_subscription> members{
+    member("C0", t0_to_t3), member("C1", t0_to_t3), member("C2", t0_to_t3)};
   auto result = assign_sticky(four_topics_of_two, members);
   CHECK(str(result["C0"]) == "t0p0 t1p1 t3p0");
   CHECK(str(result["C1"]) == "t0p1 t2p0 t3p1");
@@ -332,9 +329,9 @@ TEST_CASE("sticky assignor serves partitions with fewer potential owners "
   // StickyAssignor javadoc, unequal subscriptions: where round robin gives
   // C1 [t1p0] and C2 [t1p1 t2p0 t2p1 t2p2], sticky balances.
   partition_counts topics{{"t0", 1}, {"t1", 2}, {"t2", 3}};
-  std::vector<member_subscription> members{
-    member("C0", {"t0"}), member("C1", {"t0", "t1"}),
-    member("C2", {"t0", "t1", "t2"})};
+  std::vector<member_subscription> members{member("C0", {"t0"}),
+                                           member("C1", {"t0", "t1"}),
+                                           member("C2", {"t0", "t1", "t2"})};
   auto result = assign_sticky(topics, members);
   CHECK(str(result["C0"]) == "t0p0");
   CHECK(str(result["C1"]) == "t1p0 t1p1");
@@ -360,9 +357,9 @@ TEST_CASE("sticky assignor gives a doubly claimed partition to the highest "
 
 TEST_CASE("sticky assignor drops a partition claimed twice in one generation") {
   partition_counts topics{{"t0", 2}};
-  std::vector<member_subscription> members{
-    member("C0", {"t0"}, "t0p0", 5), member("C1", {"t0"}, "t0p0", 5),
-    member("C2", {"t0"}, "", 5)};
+  std::vector<member_subscription> members{member("C0", {"t0"}, "t0p0", 5),
+                                           member("C1", {"t0"}, "t0p0", 5),
+                                           member("C2", {"t0"}, "", 5)};
   auto result = assign_sticky(topics, members);
   check_complete(topics, members, result);
   // Neither claim counts, so t0p0 is a free partition: round robin from C0.
@@ -425,8 +422,8 @@ TEST_CASE("cooperative sticky assignor withholds partitions that change "
   CHECK(first["C1"].empty());
 
   // The follow-up rebalance: C0 no longer owns them, so C1 gets them.
-  auto second = assign_cooperative_sticky(
-    topics, next_generation(members, first, 2));
+  auto second =
+    assign_cooperative_sticky(topics, next_generation(members, first, 2));
   CHECK(str(second["C0"]) == "t0p0 t0p1");
   CHECK(str(second["C1"]) == "t0p2 t0p3");
 }
@@ -457,8 +454,8 @@ TEST_CASE("cooperative sticky assignor withholds a partition claimed twice "
 TEST_CASE("cooperative sticky assignor ignores stale claims of older "
           "generations") {
   partition_counts topics{{"t0", 2}};
-  std::vector<member_subscription> members{
-    member("C0", {"t0"}, "t0p0 t0p1", 3), member("C1", {"t0"}, "t0p1", 2)};
+  std::vector<member_subscription> members{member("C0", {"t0"}, "t0p0 t0p1", 3),
+                                           member("C1", {"t0"}, "t0p1", 2)};
   auto result = assign_cooperative_sticky(topics, members);
   // C0's newer claim wins; C1 would get t0p1 only after C0 revokes it.
   CHECK(str(result["C0"]) == "t0p0");
@@ -476,8 +473,8 @@ TEST_CASE("cooperative sticky assignor completes a rebalance in two rounds "
   CHECK(check_valid(topics, members, first) == 3);
   CHECK(first["C1"].empty());
   CHECK(first["C2"].empty());
-  auto second = assign_cooperative_sticky(
-    topics, next_generation(members, first, 2));
+  auto second =
+    assign_cooperative_sticky(topics, next_generation(members, first, 2));
   check_complete(topics, members, second);
   check_balanced(members, second);
   CHECK(load_range(second) == std::make_pair(size_t{3}, size_t{3}));
@@ -496,9 +493,9 @@ partition_counts random_topics(std::mt19937& rng) {
   return topics;
 }
 
-std::vector<member_subscription>
-random_members(std::mt19937& rng, const partition_counts& topics,
-               bool identical) {
+std::vector<member_subscription> random_members(std::mt19937& rng,
+                                                const partition_counts& topics,
+                                                bool identical) {
   std::vector<std::string> names;
   for (auto& [topic, count] : topics)
     names.push_back(topic);
@@ -516,9 +513,9 @@ random_members(std::mt19937& rng, const partition_counts& topics,
   std::vector<member_subscription> members;
   auto n = std::uniform_int_distribution<int>{1, 9}(rng);
   for (int i = 0; i < n; ++i) {
-    auto x = member("member-" + std::to_string(rng() % 1000) + "-"
-                      + std::to_string(i),
-                    identical ? common : pick());
+    auto x =
+      member("member-" + std::to_string(rng() % 1000) + "-" + std::to_string(i),
+             identical ? common : pick());
     if (rng() % 3 == 0)
       x.group_instance_id = "instance-" + std::to_string(rng() % 100);
     members.push_back(std::move(x));
@@ -528,10 +525,11 @@ random_members(std::mt19937& rng, const partition_counts& topics,
 
 /// The group after some members left and some joined; those who stay own
 /// what they were assigned.
-std::vector<member_subscription>
-churn(std::mt19937& rng, const partition_counts& topics,
-      std::vector<member_subscription> members, const group_assignment& last,
-      int32_t generation, bool identical) {
+std::vector<member_subscription> churn(std::mt19937& rng,
+                                       const partition_counts& topics,
+                                       std::vector<member_subscription> members,
+                                       const group_assignment& last,
+                                       int32_t generation, bool identical) {
   members = next_generation(std::move(members), last, generation);
   std::shuffle(members.begin(), members.end(), rng);
   members.resize(1 + rng() % members.size());

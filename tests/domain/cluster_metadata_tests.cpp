@@ -98,8 +98,7 @@ TEST_CASE("an ISR change from a stale leader epoch or version is refused") {
   auto p = *m.partition({"t", 0});
   CHECK(m.alter_isr({"t", 0}, 1, p.leader_epoch, p.partition_epoch, {0, 1})
         == error_code::not_leader_or_follower);
-  CHECK(m.alter_isr({"t", 0}, 0, p.leader_epoch, p.partition_epoch + 1,
-                    {0, 1})
+  CHECK(m.alter_isr({"t", 0}, 0, p.leader_epoch, p.partition_epoch + 1, {0, 1})
         == error_code::invalid_update_version);
   CHECK(m.alter_isr({"t", 0}, 0, p.leader_epoch, p.partition_epoch, {1})
         == error_code::invalid_request); // the leader must stay in its ISR
@@ -109,8 +108,7 @@ TEST_CASE("an ISR change from a stale leader epoch or version is refused") {
         == error_code::none);
   CHECK(m.partition({"t", 0})->isr == v({0, 1}));
   m.broker_stopped(0, false);
-  CHECK(m.alter_isr({"t", 0}, 0, p.leader_epoch, p.partition_epoch + 1,
-                    {0, 1})
+  CHECK(m.alter_isr({"t", 0}, 0, p.leader_epoch, p.partition_epoch + 1, {0, 1})
         == error_code::fenced_leader_epoch);
   CHECK(m.alter_isr({"nope", 0}, 0, 0, 0, {0})
         == error_code::unknown_topic_or_partition);

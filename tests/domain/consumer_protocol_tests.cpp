@@ -92,11 +92,11 @@ bytes prefix(const bytes& x, size_t n) {
 
 TEST_CASE("consumer protocol subscription v0 is topics then user data") {
   const bytes wire{
-    0x00, 0x00,                   // version 0
-    0x00, 0x00, 0x00, 0x02,       // 2 topics
-    0x00, 0x02, 't',  '0',        // "t0"
-    0x00, 0x02, 't',  '1',        // "t1"
-    0x00, 0x00, 0x00, 0x03,       // user data: 3 bytes
+    0x00, 0x00,             // version 0
+    0x00, 0x00, 0x00, 0x02, // 2 topics
+    0x00, 0x02, 't',  '0',  // "t0"
+    0x00, 0x02, 't',  '1',  // "t1"
+    0x00, 0x00, 0x00, 0x03, // user data: 3 bytes
     0x01, 0x02, 0x03,
   };
   consumer_subscription x;
@@ -111,18 +111,18 @@ TEST_CASE("consumer protocol subscription v0 is topics then user data") {
 TEST_CASE("consumer protocol subscription v1 groups owned partitions by "
           "topic") {
   const bytes wire{
-    0x00, 0x01,                   // version 1
-    0x00, 0x00, 0x00, 0x01,       // 1 topic
-    0x00, 0x02, 't',  '0',        // "t0"
-    0xff, 0xff, 0xff, 0xff,       // user data: null
-    0x00, 0x00, 0x00, 0x02,       // owned: 2 topics
-    0x00, 0x02, 't',  '0',        //   "t0"
-    0x00, 0x00, 0x00, 0x02,       //   2 partitions
-    0x00, 0x00, 0x00, 0x00,       //   0
-    0x00, 0x00, 0x00, 0x01,       //   1
-    0x00, 0x02, 't',  '1',        //   "t1"
-    0x00, 0x00, 0x00, 0x01,       //   1 partition
-    0x00, 0x00, 0x00, 0x02,       //   2
+    0x00, 0x01,             // version 1
+    0x00, 0x00, 0x00, 0x01, // 1 topic
+    0x00, 0x02, 't',  '0',  // "t0"
+    0xff, 0xff, 0xff, 0xff, // user data: null
+    0x00, 0x00, 0x00, 0x02, // owned: 2 topics
+    0x00, 0x02, 't',  '0',  //   "t0"
+    0x00, 0x00, 0x00, 0x02, //   2 partitions
+    0x00, 0x00, 0x00, 0x00, //   0
+    0x00, 0x00, 0x00, 0x01, //   1
+    0x00, 0x02, 't',  '1',  //   "t1"
+    0x00, 0x00, 0x00, 0x01, //   1 partition
+    0x00, 0x00, 0x00, 0x02, //   2
   };
   consumer_subscription x;
   x.topics = {"t0"};
@@ -144,15 +144,15 @@ TEST_CASE("consumer protocol subscription v2 appends the generation and v3 "
   x.rack_id = "r1";
   auto v1 = cat({i16(1), i32(1), str("t"), null_bytes, i32(0)});
   auto v2 = cat({i16(2), i32(1), str("t"), null_bytes, i32(0), i32(7)});
-  auto v3 = cat(
-    {i16(3), i32(1), str("t"), null_bytes, i32(0), i32(7), str("r1")});
+  auto v3 =
+    cat({i16(3), i32(1), str("t"), null_bytes, i32(0), i32(7), str("r1")});
   CHECK(encode_subscription(x, 1) == v1);
   CHECK(encode_subscription(x, 2) == v2);
   CHECK(encode_subscription(x, 3) == v3);
   x.rack_id.clear();
   CHECK(encode_subscription(x, 3)
-        == cat({i16(3), i32(1), str("t"), null_bytes, i32(0), i32(7),
-                null_string}));
+        == cat(
+          {i16(3), i32(1), str("t"), null_bytes, i32(0), i32(7), null_string}));
   auto y = decode_subscription(v3);
   REQUIRE(y);
   CHECK(y->generation == 7);
@@ -162,13 +162,13 @@ TEST_CASE("consumer protocol subscription v2 appends the generation and v3 "
 TEST_CASE("consumer protocol assignment is partitions by topic then user "
           "data") {
   const bytes wire{
-    0x00, 0x01,                   // version 1
-    0x00, 0x00, 0x00, 0x01,       // 1 topic
-    0x00, 0x01, 'a',              // "a"
-    0x00, 0x00, 0x00, 0x02,       // 2 partitions
-    0x00, 0x00, 0x00, 0x04,       // 4
-    0x00, 0x00, 0x00, 0x09,       // 9
-    0x00, 0x00, 0x00, 0x01,       // user data: 1 byte
+    0x00, 0x01,             // version 1
+    0x00, 0x00, 0x00, 0x01, // 1 topic
+    0x00, 0x01, 'a',        // "a"
+    0x00, 0x00, 0x00, 0x02, // 2 partitions
+    0x00, 0x00, 0x00, 0x04, // 4
+    0x00, 0x00, 0x00, 0x09, // 9
+    0x00, 0x00, 0x00, 0x01, // user data: 1 byte
     0x2a,
   };
   consumer_assignment x;
@@ -273,15 +273,14 @@ TEST_CASE("consumer protocol rejects negative lengths other than null") {
   // Null user data and rack id (-1) are fine.
   CHECK(decode_subscription(cat({head, null_bytes, tail})));
   CHECK_FALSE(decode_subscription(cat({head, i32(-2), tail})));
-  CHECK_FALSE(decode_subscription(
-    cat({head, null_bytes, i32(0), i32(1), i16(-2)})));
+  CHECK_FALSE(
+    decode_subscription(cat({head, null_bytes, i32(0), i32(1), i16(-2)})));
   // Topics, topic names and partition arrays are not nullable.
   CHECK_FALSE(decode_subscription(cat({i16(0), i32(-1), null_bytes})));
   CHECK_FALSE(decode_subscription(cat({i16(0), i32(1), i16(-1), null_bytes})));
-  CHECK_FALSE(decode_subscription(
-    cat({i16(1), i32(0), null_bytes, i32(-1)})));
-  CHECK_FALSE(decode_assignment(
-    cat({i16(0), i32(1), str("t"), i32(-1), null_bytes})));
+  CHECK_FALSE(decode_subscription(cat({i16(1), i32(0), null_bytes, i32(-1)})));
+  CHECK_FALSE(
+    decode_assignment(cat({i16(0), i32(1), str("t"), i32(-1), null_bytes})));
   CHECK_FALSE(decode_assignment(cat({i16(0), i32(0), i32(-5)})));
 }
 
@@ -291,19 +290,19 @@ TEST_CASE("consumer protocol rejects counts the remaining bytes cannot "
   CHECK_FALSE(decode_assignment(
     cat({i16(0), i32(1), str("t"), i32(1000000), i32(0), null_bytes})));
   CHECK_FALSE(decode_assignment(cat({i16(0), i32(0x7fffffff), null_bytes})));
-  CHECK_FALSE(decode_subscription(
-    cat({i16(0), i32(0), i32(0x7fffffff), bytes(16, 0)})));
+  CHECK_FALSE(
+    decode_subscription(cat({i16(0), i32(0), i32(0x7fffffff), bytes(16, 0)})));
 }
 
 TEST_CASE("consumer protocol rejects topic names past Kafka's 249 byte limit "
           "in partition lists") {
   // Each decoded partition copies its topic name; the limit bounds that
   // copying to what a real topic can need.
-  auto ok = cat({i16(0), i32(1), str(std::string(249, 'x')), i32(1), i32(0),
-                 null_bytes});
+  auto ok = cat(
+    {i16(0), i32(1), str(std::string(249, 'x')), i32(1), i32(0), null_bytes});
   CHECK(decode_assignment(ok));
-  auto too_long = cat({i16(0), i32(1), str(std::string(250, 'x')), i32(1),
-                       i32(0), null_bytes});
+  auto too_long = cat(
+    {i16(0), i32(1), str(std::string(250, 'x')), i32(1), i32(0), null_bytes});
   CHECK_FALSE(decode_assignment(too_long));
 }
 
@@ -349,8 +348,8 @@ TEST_CASE("consumer protocol decoders survive random and mutated bytes") {
 
 TEST_CASE("sticky assignor user data v1 is the previous assignment and its "
           "generation") {
-  auto wire = cat({i32(2), str("t0"), i32(2), i32(0), i32(2), str("t1"),
-                   i32(1), i32(5), i32(9)});
+  auto wire = cat({i32(2), str("t0"), i32(2), i32(0), i32(2), str("t1"), i32(1),
+                   i32(5), i32(9)});
   CHECK(encode_sticky_user_data(tps({{"t0", 0}, {"t1", 5}, {"t0", 2}}), 9)
         == wire);
   auto x = decode_sticky_user_data(wire);

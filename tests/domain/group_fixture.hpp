@@ -39,11 +39,10 @@ struct group_driver {
   std::map<std::string, int64_t> sessions; // member -> next check at
   std::vector<state_transition> transitions;
 
-  join_group_request join_req(std::string member_id,
-                              std::vector<join_protocol> protocols
-                              = {proto("range")},
-                              int32_t session_ms = 10000,
-                              int32_t rebalance_ms = 5000) {
+  join_group_request
+  join_req(std::string member_id,
+           std::vector<join_protocol> protocols = {proto("range")},
+           int32_t session_ms = 10000, int32_t rebalance_ms = 5000) {
     join_group_request r;
     r.group_id = "g";
     r.member_id = std::move(member_id);
@@ -68,11 +67,11 @@ struct group_driver {
   }
 
   /// Joins a new dynamic member (no id yet); returns its member id.
-  std::string join_new(std::vector<join_protocol> protocols
-                       = {proto("range")},
-                       int32_t session_ms = 10000, int32_t rebalance_ms = 5000) {
-    auto res = join(join_req("", std::move(protocols), session_ms,
-                             rebalance_ms));
+  std::string join_new(std::vector<join_protocol> protocols = {proto("range")},
+                       int32_t session_ms = 10000,
+                       int32_t rebalance_ms = 5000) {
+    auto res =
+      join(join_req("", std::move(protocols), session_ms, rebalance_ms));
     REQUIRE(res.parked());
     return res.parked_member_id;
   }

@@ -187,7 +187,7 @@ TEST_CASE("a rebalance during CompletingRebalance answers parked SyncGroups "
   d.join_new(); // a newcomer before the leader synced
   CHECK(d.synced.at(f).error == error_code::rebalance_in_progress);
   CHECK(d.g.state() == group_state::preparing_rebalance);
-  (void) a;
+  (void)a;
 }
 
 TEST_CASE("members that never send SyncGroup expire after the rebalance "
@@ -272,8 +272,8 @@ TEST_CASE("offset commits count as a member's heartbeat") {
   auto ids = d.stable_group(1);
   for (int i = 0; i < 5; ++i) {
     d.advance(9000);
-    offset_commit_request r{"g", d.g.generation(), ids[0], "",
-                            {{"t", 0, i, -1, ""}}};
+    offset_commit_request r{
+      "g", d.g.generation(), ids[0], "", {{"t", 0, i, -1, ""}}};
     CHECK(d.g.commit(r, d.now).partitions[0].error == error_code::none);
   }
   CHECK(d.g.has_member(ids[0]));
@@ -354,8 +354,8 @@ TEST_CASE("a commit from the previous generation is fenced with "
 TEST_CASE("a commit from an unknown member is fenced with UNKNOWN_MEMBER_ID") {
   group_driver d;
   d.stable_group(1);
-  offset_commit_request r{"g", d.g.generation(), "ghost", "",
-                          {{"t", 0, 1, -1, ""}}};
+  offset_commit_request r{
+    "g", d.g.generation(), "ghost", "", {{"t", 0, 1, -1, ""}}};
   CHECK(d.g.commit(r, 0).partitions.at(0).error
         == error_code::unknown_member_id);
 }
@@ -375,8 +375,8 @@ TEST_CASE("a commit during PreparingRebalance is accepted") {
   auto ids = d.stable_group(2);
   d.join_new();
   REQUIRE(d.g.state() == group_state::preparing_rebalance);
-  offset_commit_request r{"g", d.g.generation(), ids[1], "",
-                          {{"t", 0, 7, -1, ""}}};
+  offset_commit_request r{
+    "g", d.g.generation(), ids[1], "", {{"t", 0, 7, -1, ""}}};
   CHECK(d.g.commit(r, 0).partitions.at(0).error == error_code::none);
 }
 
@@ -401,7 +401,10 @@ TEST_CASE("a standalone commit to a group with members is rejected") {
 
 TEST_CASE("offset metadata over 4096 bytes gets OFFSET_METADATA_TOO_LARGE") {
   group_driver d;
-  offset_commit_request r{"g", -1, "", "",
+  offset_commit_request r{"g",
+                          -1,
+                          "",
+                          "",
                           {{"t", 0, 1, -1, std::string(4097, 'x')},
                            {"t", 1, 2, -1, std::string(4096, 'x')}}};
   auto res = d.g.commit(r, 0);
@@ -606,10 +609,12 @@ TEST_CASE("JoinGroup with an empty protocol list or type gets "
           "INCONSISTENT_GROUP_PROTOCOL") {
   group_driver d;
   auto r = d.join_req("", {});
-  CHECK(d.g.join(r, 0).answer->error == error_code::inconsistent_group_protocol);
+  CHECK(d.g.join(r, 0).answer->error
+        == error_code::inconsistent_group_protocol);
   r = d.join_req("");
   r.protocol_type = "";
-  CHECK(d.g.join(r, 0).answer->error == error_code::inconsistent_group_protocol);
+  CHECK(d.g.join(r, 0).answer->error
+        == error_code::inconsistent_group_protocol);
 }
 
 TEST_CASE("JoinGroup with an unknown member id gets UNKNOWN_MEMBER_ID") {
@@ -654,7 +659,7 @@ TEST_CASE("every parked promise is answered when a group is torn down") {
     CHECK(d.parked_sync_count() == 0);
     CHECK(d.synced.at(f).error == error_code::not_coordinator);
     CHECK(d.sessions.empty());
-    (void) a;
+    (void)a;
   }
   SECTION("a Dead group answers COORDINATOR_NOT_AVAILABLE") {
     group_driver d;
@@ -696,8 +701,9 @@ TEST_CASE("describe shows members and assignments only while Stable") {
 TEST_CASE("member ids are the client id and a version-4 UUID, as Kafka's") {
   group_driver d;
   auto id = d.join_new();
-  std::regex uuid{"client-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}"
-                  "-[0-9a-f]{12}"};
+  std::regex uuid{
+    "client-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}"
+    "-[0-9a-f]{12}"};
   CHECK(std::regex_match(id, uuid));
   CHECK(d.join_new() != id);
 }

@@ -8,7 +8,7 @@ namespace {
 
 struct known_hash {
   const char* utf8;
-  int32_t java_hash;        // "...".hashCode() printed by a JVM
+  int32_t java_hash;         // "...".hashCode() printed by a JVM
   int32_t offsets_partition; // Utils.abs(hashCode) % 50
 };
 
@@ -27,7 +27,7 @@ const known_hash known[] = {
   {"GydZG_", INT32_MIN, 0},
   {"DESIGNING WORKHOUSES", INT32_MIN, 0},
   // Non-ASCII: hashed over UTF-16 code units, not UTF-8 bytes.
-  {"\xc3\xa9t\xc3\xa9", 227742, 42},                     // "été"
+  {"\xc3\xa9t\xc3\xa9", 227742, 42},                      // "été"
   {"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 25921943, 43}, // "日本語"
   {"\xf0\x9f\x98\x80grin", 930098995, 45}, // U+1F600: a surrogate pair
 };
@@ -41,7 +41,8 @@ TEST_CASE("group id hash matches Java String.hashCode") {
   }
 }
 
-TEST_CASE("coordinator partition is abs(hash) mod offsets.topic.num.partitions") {
+TEST_CASE(
+  "coordinator partition is abs(hash) mod offsets.topic.num.partitions") {
   for (const auto& k : known) {
     INFO("group id: " << k.utf8);
     CHECK(offsets_partition_for(k.utf8, 50) == k.offsets_partition);

@@ -58,8 +58,9 @@ TEST_CASE("record batch CRC-32C computed in chunks equals the one-shot CRC") {
   CHECK(c == whole);
 }
 
-TEST_CASE("record batch CRC-32C slicing-by-8 agrees with the bitwise definition "
-          "for every length and alignment") {
+TEST_CASE(
+  "record batch CRC-32C slicing-by-8 agrees with the bitwise definition "
+  "for every length and alignment") {
   std::mt19937 rng{7};
   std::vector<uint8_t> data(300);
   for (auto& b : data)

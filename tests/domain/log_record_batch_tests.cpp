@@ -63,11 +63,10 @@ bytes sample_batch() {
 
 TEST_CASE("a v2 record batch has Kafka's 61-byte big-endian header and "
           "CRC-32C over attributes to the end") {
-  auto batch = encode_batch(
-    0x0102030405060708, 0x0A0B0C0D,
-    {rec(b("k"), std::nullopt, 1000, {{"h", b("x")}}),
-     rec(std::nullopt, b("v"), 1005)},
-    0x1112131415161718, 0x2122, 0x31323334);
+  auto batch = encode_batch(0x0102030405060708, 0x0A0B0C0D,
+                            {rec(b("k"), std::nullopt, 1000, {{"h", b("x")}}),
+                             rec(std::nullopt, b("v"), 1005)},
+                            0x1112131415161718, 0x2122, 0x31323334);
   // Worked out by hand from DefaultRecordBatch/DefaultRecord; the CRC from
   // a bitwise CRC-32C of bytes 21..80.
   const bytes expected = {
@@ -151,9 +150,9 @@ TEST_CASE("varints are zigzag, seven bits a byte, low group first, as "
 
 TEST_CASE("varints read back what was written and refuse overlong or "
           "truncated encodings") {
-  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{1}, int64_t{63},
-                    int64_t{-64}, int64_t{64}, int64_t{300},
-                    int64_t{INT32_MIN}, int64_t{INT32_MAX}}) {
+  for (int64_t v :
+       {int64_t{0}, int64_t{-1}, int64_t{1}, int64_t{63}, int64_t{-64},
+        int64_t{64}, int64_t{300}, int64_t{INT32_MIN}, int64_t{INT32_MAX}}) {
     auto enc = varint(static_cast<int32_t>(v));
     const uint8_t* p = enc.data();
     CHECK(get_varint(p, enc.data() + enc.size()) == v);
@@ -354,10 +353,10 @@ TEST_CASE("hostile bytes never crash, overread or over-allocate in the batch "
           "parser") {
   std::mt19937_64 rng{20240601};
   auto base = sample_batch();
-  auto big = encode_batch(5, 1,
-                          {rec(b("a"), bytes(700, 3), 10, {{"x", b("y")}}),
-                           rec(std::nullopt, b("b"), 11),
-                           rec(b("c"), std::nullopt, 9)});
+  auto big =
+    encode_batch(5, 1,
+                 {rec(b("a"), bytes(700, 3), 10, {{"x", b("y")}}),
+                  rec(std::nullopt, b("b"), 11), rec(b("c"), std::nullopt, 9)});
   size_t valid = 0;
   auto exercise = [&](const bytes& in) {
     // Copy to an exactly sized heap buffer so ASan catches any overread.
@@ -389,11 +388,18 @@ TEST_CASE("hostile bytes never crash, overread or over-allocate in the batch "
     int edits = 1 + static_cast<int>(rng() % 4);
     for (int e = 0; e < edits; ++e) {
       switch (rng() % 4) {
-        case 0: in[rng() % in.size()] = static_cast<uint8_t>(rng()); break;
-        case 1: in[rng() % in.size()] ^= 1 << (rng() % 8); break;
-        case 2: in.resize(rng() % (in.size() + 1)); break;
-        case 3: in.insert(in.begin() + rng() % (in.size() + 1),
-                          static_cast<uint8_t>(rng()));
+        case 0:
+          in[rng() % in.size()] = static_cast<uint8_t>(rng());
+          break;
+        case 1:
+          in[rng() % in.size()] ^= 1 << (rng() % 8);
+          break;
+        case 2:
+          in.resize(rng() % (in.size() + 1));
+          break;
+        case 3:
+          in.insert(in.begin() + rng() % (in.size() + 1),
+                    static_cast<uint8_t>(rng()));
       }
       if (in.empty())
         break;

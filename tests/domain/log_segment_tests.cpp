@@ -101,8 +101,8 @@ bytes make_batch(int n, size_t value_size, int64_t timestamp = 1000,
   std::vector<record> records;
   for (int i = 0; i < n; ++i) {
     auto key = "k" + std::to_string(i);
-    records.push_back(record{bytes(key.begin(), key.end()),
-                             bytes(value_size, fill), timestamp, {}});
+    records.push_back(record{
+      bytes(key.begin(), key.end()), bytes(value_size, fill), timestamp, {}});
   }
   // A producer sends base offset 0; the log assigns the real one.
   return encode_batch(0, 0, records);
@@ -162,8 +162,8 @@ std::vector<decoded_record> read_all(segment_log& log, int64_t from,
 }
 
 /// Offsets 0..n-1, each exactly once, in order.
-void check_contiguous(const std::vector<decoded_record>& records,
-                      int64_t first, int64_t end) {
+void check_contiguous(const std::vector<decoded_record>& records, int64_t first,
+                      int64_t end) {
   REQUIRE(static_cast<int64_t>(records.size()) == end - first);
   for (size_t i = 0; i < records.size(); ++i)
     REQUIRE(records[i].offset == first + static_cast<int64_t>(i));
@@ -331,10 +331,9 @@ TEST_CASE("the sparse offset index finds the batch containing any offset of "
     REQUIRE(index.size() % 8 == 0);
     REQUIRE(index.size() / 8 > 10);
     auto be32 = [&](size_t at) {
-      return static_cast<int32_t>(uint32_t{index[at]} << 24
-                                  | uint32_t{index[at + 1]} << 16
-                                  | uint32_t{index[at + 2]} << 8
-                                  | uint32_t{index[at + 3]});
+      return static_cast<int32_t>(
+        uint32_t{index[at]} << 24 | uint32_t{index[at + 1]} << 16
+        | uint32_t{index[at + 2]} << 8 | uint32_t{index[at + 3]});
     };
     int32_t previous_position = 0;
     for (size_t at = 0; at < index.size(); at += 8) {
@@ -501,8 +500,8 @@ TEST_CASE("random damage to the active segment never crashes recovery and "
     // Every batch wholly before the first damaged byte survives.
     int64_t must_keep = 0;
     for (size_t i = 0; i < batch_at.size(); ++i) {
-      uint64_t end = i + 1 < batch_at.size() ? batch_at[i + 1].first
-                                             : file_size_before;
+      uint64_t end =
+        i + 1 < batch_at.size() ? batch_at[i + 1].first : file_size_before;
       if (end <= first_damage)
         must_keep += 2;
     }
@@ -598,7 +597,7 @@ TEST_CASE("retention by size deletes the oldest segments but never the active "
     CHECK(log.size_in_bytes() >= before / 2);
     // One more deletion would have gone below the limit.
     CHECK(log.size_in_bytes()
-              - file_size(dir / segment_name(kept.front(), ".log"))
+            - file_size(dir / segment_name(kept.front(), ".log"))
           < before / 2);
     CHECK(log.log_start_offset() == kept.front());
     CHECK(::access((dir / segment_name(0, ".log")).c_str(), F_OK) != 0);
@@ -638,8 +637,8 @@ TEST_CASE("retention by time deletes segments whose newest record is older "
     REQUIRE(log.apply_retention(50'500) == error_code::none);
     // Kept from the segment holding offset 40, the first new record (its
     // largest timestamp is new even if it starts with old batches).
-    auto holding_40 = *std::prev(std::upper_bound(bases.begin(), bases.end(),
-                                                  int64_t{40}));
+    auto holding_40 =
+      *std::prev(std::upper_bound(bases.begin(), bases.end(), int64_t{40}));
     CHECK(log.log_start_offset() == holding_40);
     CHECK(log.log_start_offset() > 0);
     CHECK(log.segment_base_offsets().back() == bases.back());

@@ -35,8 +35,9 @@ TEST_CASE("an offset tombstone deletes the committed offset") {
 TEST_CASE("group metadata replays to the last stored generation, and a "
           "tombstone removes the group") {
   offsets_partition_state st;
-  stored_group g1{"consumer", 1, "range", "m1", 10,
-                  {{"m1", "", "c", "/h", 300000, 45000, {1, 2}, {3}}}};
+  stored_group g1{
+    "consumer", 1,  "range",
+    "m1",       10, {{"m1", "", "c", "/h", 300000, 45000, {1, 2}, {3}}}};
   stored_group g2 = g1;
   g2.generation = 2;
   g2.members.push_back({"m2", "i2", "c", "/h", 300000, 45000, {4}, {}});
