@@ -102,7 +102,7 @@ leave_group_response leave_error(const leave_group_request& req, error_code e) {
 }
 
 /// Collects one answer per coordinator, then delivers them together.
-template <class Item, class Response>
+template <class Response>
 struct fan_in {
   caf::typed_response_promise<Response> promise;
   Response response;
@@ -287,7 +287,7 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
     },
     [self](
       describe_groups_request& req) -> caf::result<describe_groups_response> {
-      using state_t = fan_in<described_group, describe_groups_response>;
+      using state_t = fan_in<describe_groups_response>;
       auto fan = std::make_shared<state_t>();
       fan->promise = self->make_response_promise<describe_groups_response>();
       fan->response.groups.resize(req.group_ids.size());
@@ -322,7 +322,7 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       return fan->promise;
     },
     [self](list_groups_request& req) -> caf::result<list_groups_response> {
-      using state_t = fan_in<listed_group, list_groups_response>;
+      using state_t = fan_in<list_groups_response>;
       auto fan = std::make_shared<state_t>();
       fan->promise = self->make_response_promise<list_groups_response>();
       fan->outstanding = 1;

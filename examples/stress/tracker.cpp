@@ -92,18 +92,16 @@ void tracker_state::on(const group_event& e) {
 
 void tracker_state::update(int32_t group) {
   auto& g = groups[static_cast<size_t>(group)];
+  // Drop generations nobody holds any more.
+  while (!g.at_generation.empty() && g.at_generation.begin()->second == 0)
+    g.at_generation.erase(g.at_generation.begin());
   bool stable = false;
   if (!g.at_generation.empty()) {
-    auto newest = g.at_generation.rbegin();
-    // Drop generations nobody holds any more.
-    while (!g.at_generation.empty() && g.at_generation.begin()->second == 0)
-      g.at_generation.erase(g.at_generation.begin());
-    newest = g.at_generation.rbegin();
-    stable = newest != g.at_generation.rend() && newest->second == g.alive
-             && g.assigned_total == g.partitions;
-    if (stable && (!g.stable || g.stable_generation != newest->first)) {
+    auto& [generation, holders] = *g.at_generation.rbegin();
+    stable = holders == g.alive && g.assigned_total == g.partitions;
+    if (stable && (!g.stable || g.stable_generation != generation)) {
       g.stable_since = steady::now();
-      g.stable_generation = newest->first;
+      g.stable_generation = generation;
     }
   }
   g.stable = stable;
