@@ -8,9 +8,13 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/group_coordinator.hpp"
+#include "actors/log_manager.hpp"
+#include "actors/replica.hpp"
 #include "domain/java_hash.hpp"
+#include "domain/log/record_batch.hpp"
 #include "domain/replication/cluster_metadata.hpp"
 #include "domain/topic_name.hpp"
+#include "storage/offsets_records.hpp"
 
 namespace troupe {
 
@@ -26,18 +30,26 @@ int32_t coordinator_for(broker_ptr self, const std::string& group_id) {
   return p < st.offsets_leaders.size() ? st.offsets_leaders[p] : -1;
 }
 
+void load_offsets_partition(broker_ptr self, int32_t partition);
+
 /// Takes the controller's view of __consumer_offsets leadership. Groups of
 /// partitions this broker no longer leads are resigned: their coordinators
-/// answer everything parked with NOT_COORDINATOR and stop.
+/// answer everything parked with NOT_COORDINATOR and stop. Partitions it
+/// now leads are replayed to rebuild their groups.
 void update_offsets_leaders(broker_ptr self,
                             const std::vector<partition_metadata>& parts) {
   auto& st = self->state;
+  std::vector<int32_t> gained;
   for (auto& p : parts) {
     if (p.partition < 0)
       continue;
     auto i = static_cast<size_t>(p.partition);
     if (i >= st.offsets_leaders.size())
       st.offsets_leaders.resize(i + 1, -1);
+    if (p.leader == st.node_id && st.offsets_leaders[i] != st.node_id)
+      gained.push_back(p.partition);
+    if (p.leader != st.node_id)
+      st.loading.erase(p.partition);
     st.offsets_leaders[i] = p.leader;
   }
   for (auto i = st.groups.begin(); i != st.groups.end();) {
@@ -49,6 +61,8 @@ void update_offsets_leaders(broker_ptr self,
       ++i;
     }
   }
+  for (auto p : gained)
+    load_offsets_partition(self, p);
 }
 
 group_coordinator_actor find_group(broker_ptr self,
@@ -58,14 +72,23 @@ group_coordinator_actor find_group(broker_ptr self,
 }
 
 /// Kafka's getOrMaybeCreateGroup: only a new member's JoinGroup or a
-/// standalone commit creates a group.
+/// standalone commit creates a group (and loading __consumer_offsets).
 group_coordinator_actor create_group(broker_ptr self,
-                                     const std::string& group_id) {
+                                     const std::string& group_id,
+                                     loaded_group loaded = {}) {
   auto& st = self->state;
   auto seed = st.config.seed != 0 ? st.config.seed + st.next_seed++
                                   : std::random_device{}();
-  auto coordinator = self->spawn<caf::linked>(
-    group_coordinator, group_id, st.config.group, seed, st.listener);
+  topic_partition tp{
+    offsets_topic,
+    offsets_partition_for(group_id,
+                          static_cast<int32_t>(st.offsets_leaders.size()))};
+  replica_actor log;
+  if (auto i = st.replicas.find(tp); i != st.replicas.end())
+    log = i->second;
+  auto coordinator =
+    self->spawn<caf::linked>(group_coordinator, group_id, st.config.group, seed,
+                             st.listener, log, tp, std::move(loaded));
   st.groups.emplace(group_id, coordinator);
   return coordinator;
 }
@@ -76,11 +99,18 @@ error_code check_group_request(broker_ptr self, const std::string& group_id,
   if (auto e = validate_group_id(group_id, allow_empty_id);
       e != error_code::none)
     return e;
+  auto& st = self->state;
+  if (!st.alive)
+    return error_code::not_coordinator;
   auto leader = coordinator_for(self, group_id);
   if (leader < 0)
     return error_code::coordinator_not_available;
-  if (leader != self->state.node_id)
+  if (leader != st.node_id)
     return error_code::not_coordinator;
+  auto p = offsets_partition_for(
+    group_id, static_cast<int32_t>(st.offsets_leaders.size()));
+  if (st.loading.count(p))
+    return error_code::coordinator_load_in_progress;
   return error_code::none;
 }
 
@@ -113,6 +143,227 @@ struct fan_in {
       promise.deliver(std::move(response));
   }
 };
+
+// -- replicas and logs ---------------------------------------------------------------
+
+/// Opens the broker's log directory: a log manager on its own thread (file
+/// I/O blocks), which recovers each partition's log on first use.
+void start_io(broker_ptr self) {
+  auto& st = self->state;
+  if (st.config.log_dirs.empty() || st.log)
+    return;
+  auto dir = st.config.log_dirs + "/broker-" + std::to_string(st.node_id);
+  st.log =
+    st.config.detached_io
+      ? self->spawn<caf::detached + caf::linked>(log_manager, dir, st.config)
+      : self->spawn<caf::linked>(log_manager, dir, st.config);
+}
+
+void ensure_replica(broker_ptr self, const std::string& topic,
+                    const partition_metadata& p) {
+  auto& st = self->state;
+  if (!st.log || !st.alive)
+    return;
+  if (std::find(p.replicas.begin(), p.replicas.end(), st.node_id)
+      == p.replicas.end())
+    return;
+  topic_partition tp{topic, p.partition};
+  auto i = st.replicas.find(tp);
+  if (i == st.replicas.end()) {
+    replica_fetch_config fetch{
+      st.config.replica_fetch_wait_max_ms, st.config.replica_fetch_backoff_ms,
+      static_cast<int32_t>(
+        std::min<size_t>(st.config.log.max_batch_bytes * 2, INT32_MAX))};
+    auto r = self->spawn<caf::linked>(replica, tp, st.node_id, st.config, fetch,
+                                      st.log, st.controller, st.peers);
+    i = st.replicas.emplace(tp, r).first;
+  }
+  self->send(i->second, partition_update{topic, p});
+}
+
+/// Takes the controller's description of partitions: replicas to host,
+/// roles to take, __consumer_offsets leadership to follow.
+void apply_partitions(broker_ptr self, const std::string& topic,
+                      const std::vector<partition_metadata>& parts,
+                      int32_t partition_count = -1) {
+  auto& st = self->state;
+  auto& count = st.topics[topic];
+  count = std::max(count, partition_count);
+  for (auto& p : parts) {
+    count = std::max(count, p.partition + 1);
+    ensure_replica(self, topic, p);
+  }
+  if (topic == offsets_topic)
+    update_offsets_leaders(self, parts);
+}
+
+void request_all_metadata(broker_ptr self) {
+  auto& st = self->state;
+  self->request(st.controller, internal_timeout, metadata_request{{}, false})
+    .then(
+      [self](metadata_response& res) {
+        for (auto& t : res.topics)
+          if (t.error == error_code::none)
+            apply_partitions(self, t.name, t.partition_states, t.partitions);
+      },
+      [self](caf::error& err) {
+        spdlog::error("broker {}: no metadata from the controller: {}",
+                      self->state.node_id, caf::to_string(err));
+      });
+}
+
+/// The operator stopped this broker: its replicas and logs close (parked
+/// requests answered NOT_LEADER_OR_FOLLOWER), its groups resign.
+void stop_broker(broker_ptr self) {
+  auto& st = self->state;
+  spdlog::warn("broker {}: stopped", st.node_id);
+  st.alive = false;
+  for (auto& [tp, r] : st.replicas) {
+    self->unlink_from(r);
+    self->send_exit(r, caf::exit_reason::user_shutdown);
+  }
+  st.replicas.clear();
+  if (st.log) {
+    self->unlink_from(st.log);
+    self->send_exit(st.log, caf::exit_reason::user_shutdown);
+    st.log = nullptr;
+  }
+  for (auto& [id, c] : st.groups)
+    self->send(c, group_shutdown{error_code::not_coordinator});
+  st.groups.clear();
+  st.loading.clear();
+  std::fill(st.offsets_leaders.begin(), st.offsets_leaders.end(), -1);
+}
+
+void start_broker(broker_ptr self) {
+  auto& st = self->state;
+  if (st.alive)
+    return;
+  spdlog::warn("broker {}: started", st.node_id);
+  st.alive = true;
+  start_io(self);
+  request_all_metadata(self);
+}
+
+// -- replaying __consumer_offsets ------------------------------------------------------
+
+struct offsets_load {
+  int32_t partition = 0;
+  uint64_t token = 0;
+  offsets_partition_state state;
+  int64_t next_offset = 0;
+};
+
+bool still_loading(broker_ptr self, const offsets_load& load) {
+  auto i = self->state.loading.find(load.partition);
+  return i != self->state.loading.end() && i->second == load.token;
+}
+
+/// Hands the replayed groups to new coordinators and opens the partition.
+void finish_load(broker_ptr self, std::shared_ptr<offsets_load> load) {
+  auto& st = self->state;
+  std::map<std::string, loaded_group> groups;
+  for (auto& [id, offsets] : load->state.offsets)
+    groups[id].offsets = offsets;
+  for (auto& [id, g] : load->state.groups) {
+    groups[id].generation = g.generation;
+    groups[id].protocol_type = g.protocol_type;
+  }
+  size_t created = 0;
+  for (auto& [id, loaded] : groups) {
+    if (st.groups.count(id) || coordinator_for(self, id) != st.node_id)
+      continue;
+    create_group(self, id, std::move(loaded));
+    ++created;
+  }
+  st.loading.erase(load->partition);
+  spdlog::info("broker {}: loaded {} groups from {}-{} ({} malformed records)",
+               st.node_id, created, offsets_topic, load->partition,
+               load->state.malformed);
+}
+
+/// Reads the partition from its start in chunks and replays every record.
+void read_offsets_chunk(broker_ptr self, std::shared_ptr<offsets_load> load) {
+  auto& st = self->state;
+  if (!still_loading(self, *load) || !st.log)
+    return;
+  log_read_request req{
+    {offsets_topic, load->partition}, load->next_offset, 1 << 20, -1};
+  self->request(st.log, caf::infinite, req)
+    .then(
+      [self, load](log_read_response& res) {
+        if (!still_loading(self, *load))
+          return;
+        if (res.error == error_code::offset_out_of_range
+            && load->next_offset < res.log_start_offset) {
+          load->next_offset = res.log_start_offset; // retention moved on
+          read_offsets_chunk(self, load);
+          return;
+        }
+        if (res.error != error_code::none || res.records.empty()) {
+          if (res.error != error_code::none)
+            spdlog::error("broker {}: reading {}-{}: {}", self->state.node_id,
+                          offsets_topic, load->partition, to_string(res.error));
+          finish_load(self, load);
+          return;
+        }
+        auto& r = res.records;
+        size_t pos = 0;
+        while (pos < r.size()) {
+          auto size = next_batch_size(r.data() + pos, r.size() - pos);
+          auto h = parse_header(r.data() + pos, r.size() - pos);
+          if (!size || !h || pos + *size > r.size())
+            break;
+          if (auto records = decode_records(r.data() + pos, *size)) {
+            for (auto& rec : *records)
+              load->state.apply(
+                record_kv{rec.key.value_or(bytes{}), rec.value});
+          } else {
+            ++load->state.malformed;
+          }
+          load->next_offset = h->base_offset + h->last_offset_delta + 1;
+          pos += *size;
+        }
+        read_offsets_chunk(self, load);
+      },
+      [self, load](caf::error& err) {
+        spdlog::error("broker {}: replay of {}-{} failed: {}",
+                      self->state.node_id, offsets_topic, load->partition,
+                      caf::to_string(err));
+        if (still_loading(self, *load))
+          finish_load(self, load);
+      });
+}
+
+/// Kafka's loadGroupsAndOffsets: until the replay is done, the partition's
+/// groups answer COORDINATOR_LOAD_IN_PROGRESS.
+void load_offsets_partition(broker_ptr self, int32_t partition) {
+  auto& st = self->state;
+  if (!st.log)
+    return;
+  auto load = std::make_shared<offsets_load>();
+  load->partition = partition;
+  load->token = ++st.next_load;
+  st.loading[partition] = load->token;
+  read_offsets_chunk(self, load);
+}
+
+/// The replica of `tp` on this broker, or the error a client gets instead.
+std::variant<replica_actor, error_code> route(broker_ptr self,
+                                              const topic_partition& tp) {
+  auto& st = self->state;
+  if (!st.alive)
+    return error_code::not_leader_or_follower;
+  auto t = st.topics.find(tp.topic);
+  if (t == st.topics.end() || tp.partition < 0 || tp.partition >= t->second)
+    return error_code::unknown_topic_or_partition;
+  if (!st.log)
+    return error_code::kafka_storage_error; // no log.dirs: no data path
+  auto i = st.replicas.find(tp);
+  if (i == st.replicas.end())
+    return error_code::not_leader_or_follower;
+  return i->second;
+}
 
 } // namespace
 
@@ -147,32 +398,82 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       st.peers = std::move(peers.brokers);
       std::sort(st.peers.begin(), st.peers.end(),
                 [](auto& x, auto& y) { return x.node_id < y.node_id; });
-      self
-        ->request(st.controller, internal_timeout,
-                  metadata_request{{offsets_topic}, false})
-        .then(
-          [self](metadata_response& res) {
-            if (!res.topics.empty())
-              update_offsets_leaders(self, res.topics[0].partition_states);
-          },
-          [self](caf::error& err) {
-            spdlog::error("broker {}: no __consumer_offsets metadata: {}",
-                          self->state.node_id, caf::to_string(err));
-          });
+      start_io(self);
+      request_all_metadata(self);
     },
     [self](leadership_update& update) {
-      std::vector<partition_metadata> parts;
+      if (!self->state.alive)
+        return;
+      std::map<std::string, std::vector<partition_metadata>> by_topic;
       for (auto& p : update.partitions)
-        if (p.topic == offsets_topic)
-          parts.push_back(p.state);
-      if (!parts.empty())
-        update_offsets_leaders(self, parts);
+        by_topic[p.topic].push_back(p.state);
+      for (auto& [topic, parts] : by_topic)
+        apply_partitions(self, topic, parts);
+    },
+    [self](broker_status_change& change) {
+      if (change.broker_id != self->state.node_id)
+        return;
+      if (change.alive)
+        start_broker(self);
+      else
+        stop_broker(self);
+    },
+    [self](broker_status_request&) -> caf::result<replica_statuses> {
+      auto& st = self->state;
+      using state_t = fan_in<replica_statuses>;
+      auto fan = std::make_shared<state_t>();
+      fan->promise = self->make_response_promise<replica_statuses>();
+      fan->response.broker_id = st.node_id;
+      fan->response.alive = st.alive;
+      fan->outstanding = 1;
+      for (auto& [tp, r] : st.replicas) {
+        ++fan->outstanding;
+        self->request(r, internal_timeout, replica_status_request{})
+          .then(
+            [fan](replica_status& s) {
+              fan->response.replicas.push_back(std::move(s));
+              fan->done();
+            },
+            [fan](caf::error&) { fan->done(); });
+      }
+      fan->done();
+      return fan->promise;
+    },
+    // -- partitions -----------------------------------------------------------------
+    [self](produce_request& req) -> caf::result<produce_response> {
+      auto r = route(self, req.partition);
+      if (auto e = std::get_if<error_code>(&r))
+        return produce_response{*e, -1, -1};
+      return self->delegate(std::get<replica_actor>(r), std::move(req));
+    },
+    [self](fetch_request& req) -> caf::result<fetch_response> {
+      auto r = route(self, req.partition);
+      if (auto e = std::get_if<error_code>(&r))
+        return fetch_response{*e, -1, -1, -1, {}};
+      return self->delegate(std::get<replica_actor>(r), std::move(req));
+    },
+    [self](list_offsets_request& req) -> caf::result<list_offsets_response> {
+      auto r = route(self, req.partition);
+      if (auto e = std::get_if<error_code>(&r))
+        return list_offsets_response{*e, -1, -1};
+      return self->delegate(std::get<replica_actor>(r), std::move(req));
+    },
+    [self](
+      epoch_end_offset_request& req) -> caf::result<epoch_end_offset_response> {
+      auto r = route(self, req.partition);
+      if (auto e = std::get_if<error_code>(&r))
+        return epoch_end_offset_response{*e, -1, -1};
+      return self->delegate(std::get<replica_actor>(r), std::move(req));
     },
     [self](find_coordinator_request& req) {
       auto& st = self->state;
       find_coordinator_response res;
       if (auto e = validate_group_id(req.key, true); e != error_code::none) {
         res.error = e;
+        return res;
+      }
+      if (!st.alive) {
+        res.error = error_code::coordinator_not_available;
         return res;
       }
       auto leader = coordinator_for(self, req.key);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +27,21 @@ struct broker_state {
   /// empty until it answered (then: COORDINATOR_NOT_AVAILABLE).
   std::vector<int32_t> offsets_leaders;
   uint64_t next_seed = 0;
+  /// False after an operator stopped this broker (it answers as a broker
+  /// that is down would be routed around: NOT_COORDINATOR,
+  /// NOT_LEADER_OR_FOLLOWER).
+  bool alive = true;
+  /// The broker's logs on disk; null without log.dirs (then offsets stay in
+  /// memory and topics have no data).
+  log_manager_actor log;
+  /// One replica per partition this broker hosts.
+  std::map<topic_partition, replica_actor> replicas;
+  /// Partition count of every topic the controller told us about.
+  std::map<std::string, int32_t> topics;
+  /// __consumer_offsets partitions being replayed, with a token that a
+  /// newer load or a resignation invalidates.
+  std::map<int32_t, uint64_t> loading;
+  uint64_t next_load = 0;
 
   static inline const char* name = "broker";
 };

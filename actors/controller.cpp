@@ -19,6 +19,16 @@ void persist(controller_state& st) {
     spdlog::error("controller: metadata not saved: {}", err);
 }
 
+void push_to_brokers(controller_ptr self, const leadership_update& update) {
+  for (auto& b : self->state.brokers)
+    if (b.handle)
+      self->send(caf::actor_cast<broker_actor>(b.handle), update);
+}
+
+/// Every partition of `name`, for the brokers to host.
+leadership_update partitions_of(const controller_state& st,
+                                const std::string& name);
+
 topic_result create_topic(controller_state& st, const new_topic& t) {
   auto partitions =
     t.num_partitions == -1 ? st.config.num_partitions : t.num_partitions;
@@ -74,6 +84,22 @@ topic_metadata describe(const controller_state& st, const std::string& name) {
   return t;
 }
 
+leadership_update partitions_of(const controller_state& st,
+                                const std::string& name) {
+  leadership_update u;
+  for (auto& p : describe(st, name).partition_states)
+    u.partitions.push_back({name, p});
+  return u;
+}
+
+/// Creates the topic and tells the brokers to host its replicas.
+topic_result create_and_push(controller_ptr self, const new_topic& t) {
+  auto res = create_topic(self->state, t);
+  if (res.error == error_code::none)
+    push_to_brokers(self, partitions_of(self->state, t.name));
+  return res;
+}
+
 } // namespace
 
 std::variant<cluster_metadata, std::string>
@@ -111,7 +137,7 @@ controller_actor::behavior_type controller(controller_ptr self,
     [self](create_topics_request& req) {
       create_topics_response res;
       for (auto& t : req.topics)
-        res.topics.push_back(create_topic(self->state, t));
+        res.topics.push_back(create_and_push(self, t));
       return res;
     },
     [self](metadata_request& req) {
@@ -129,7 +155,7 @@ controller_actor::behavior_type controller(controller_ptr self,
         }
         if (!st.metadata.has_topic(name) && req.allow_auto_topic_creation
             && st.config.auto_create_topics)
-          create_topic(st, {name, -1, -1});
+          create_and_push(self, {name, -1, -1});
         res.topics.push_back(describe(st, name));
       }
       return res;
@@ -167,9 +193,12 @@ controller_actor::behavior_type controller(controller_ptr self,
       for (auto& c : changes)
         res.partitions.push_back(
           {c.partition.topic, to_message(c.partition.partition, c.state)});
+      // The broker itself first (it stops or starts), then everyone learns
+      // the moved leaderships.
       for (auto& b : st.brokers)
-        if (b.handle)
-          self->send(caf::actor_cast<broker_actor>(b.handle), res);
+        if (b.handle && b.node_id == req.broker_id)
+          self->send(caf::actor_cast<broker_actor>(b.handle), req);
+      push_to_brokers(self, res);
       return res;
     },
     [self](cluster_peers& peers) {

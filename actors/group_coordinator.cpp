@@ -6,6 +6,8 @@
 #include "actors/clock.hpp"
 #include "actors/member_session.hpp"
 #include "actors/metrics.hpp"
+#include "domain/log/record_batch.hpp"
+#include "storage/offsets_records.hpp"
 
 namespace troupe {
 
@@ -43,6 +45,66 @@ void arm(group_coordinator_ptr self, int64_t delay_ms, Tick tick) {
     self->delayed_send(self, ms(delay_ms), tick);
 }
 
+/// Kafka's GroupMetadataManager maps a failed __consumer_offsets write to
+/// what a group client understands.
+error_code commit_error_for(error_code e) {
+  switch (e) {
+    case error_code::unknown_topic_or_partition:
+    case error_code::not_enough_replicas:
+    case error_code::not_enough_replicas_after_append:
+    case error_code::request_timed_out:
+      return error_code::coordinator_not_available;
+    case error_code::not_leader_or_follower:
+    case error_code::kafka_storage_error:
+      return error_code::not_coordinator;
+    case error_code::message_too_large:
+    case error_code::record_list_too_large:
+    case error_code::invalid_fetch_size:
+      return error_code::invalid_commit_offset_size;
+    default:
+      return error_code::unknown_server_error;
+  }
+}
+
+bytes batch_of(const std::vector<record_kv>& kvs, int64_t now) {
+  std::vector<record> records;
+  records.reserve(kvs.size());
+  for (auto& kv : kvs)
+    records.push_back(record{kv.key, kv.value, now, {}});
+  return encode_batch(0, 0, records);
+}
+
+/// Writes the group's metadata after a rebalance completed or the group
+/// emptied (Kafka's storeGroup). Not awaited: the offsets are what a client
+/// is answered on.
+void store_group(group_coordinator_ptr self) {
+  auto& st = self->state;
+  if (!st.offsets_log)
+    return;
+  auto& g = *st.g;
+  stored_group sg;
+  sg.protocol_type = g.protocol_type();
+  sg.generation = g.generation();
+  sg.protocol = g.protocol_name();
+  sg.leader = g.leader();
+  sg.timestamp_ms = now_ms(self);
+  for (auto& m : g.describe().members)
+    sg.members.push_back({m.member_id, m.group_instance_id, m.client_id,
+                          m.client_host, 0, 0, m.metadata, m.assignment});
+  auto batch = batch_of({group_metadata_record(g.id(), sg)}, sg.timestamp_ms);
+  self
+    ->request(st.offsets_log, ms(st.commit_timeout_ms) * 2,
+              produce_request{st.offsets_partition, -1, st.commit_timeout_ms,
+                              std::move(batch)})
+    .then(
+      [self](produce_response& r) {
+        if (r.error != error_code::none)
+          spdlog::warn("group {}: metadata not stored: {}", self->state.g->id(),
+                       to_string(r.error));
+      },
+      [](caf::error&) {});
+}
+
 /// Carries out what the last call into the group asked for.
 void apply_effects(group_coordinator_ptr self) {
   auto& st = self->state;
@@ -76,6 +138,9 @@ void apply_effects(group_coordinator_ptr self) {
   for (auto& t : fx.transitions) {
     if (t.to == group_state::preparing_rebalance)
       count(metrics().rebalances);
+    if (t.to == group_state::stable
+        || (t.to == group_state::empty && t.from != group_state::empty))
+      store_group(self);
     spdlog::debug("group {}: {} -> {} (generation {}): {}", st.g->id(),
                   state_name(t.from), state_name(t.to), st.g->generation(),
                   t.reason);
@@ -114,10 +179,20 @@ void tear_down(group_coordinator_ptr self, error_code reason,
 group_coordinator_actor::behavior_type
 group_coordinator(group_coordinator_ptr self, std::string group_id,
                   group_config config, uint64_t seed,
-                  event_listener_actor listener) {
+                  event_listener_actor listener, replica_actor offsets_log,
+                  topic_partition offsets_partition, loaded_group loaded) {
   auto& st = self->state;
-  st.g = std::make_unique<group>(std::move(group_id), config, nullptr, seed);
+  auto store = std::make_unique<memory_offset_store>();
+  for (auto& [tp, value] : loaded.offsets)
+    store->put(tp, value);
+  st.g = std::make_unique<group>(std::move(group_id), config, std::move(store),
+                                 seed);
+  if (loaded.generation > 0 || !loaded.protocol_type.empty())
+    st.g->restore(loaded.generation, loaded.protocol_type);
   st.listener = std::move(listener);
+  st.offsets_log = std::move(offsets_log);
+  st.offsets_partition = std::move(offsets_partition);
+  st.commit_timeout_ms = config.offset_commit_timeout_ms;
   // The broker links its coordinators: when it goes, they resign.
   self->set_exit_handler([self](caf::exit_msg& msg) {
     tear_down(self, error_code::not_coordinator, msg.reason);
@@ -162,11 +237,62 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
       apply_effects(self);
       return res;
     },
-    [self](offset_commit_request& req) {
+    [self](offset_commit_request& req) -> caf::result<offset_commit_response> {
       count(metrics().commits);
-      auto res = self->state.g->commit(req, now_ms(self));
+      auto& st = self->state;
+      auto now = now_ms(self);
+      if (!st.offsets_log) {
+        auto res = st.g->commit(req, now);
+        apply_effects(self);
+        return res;
+      }
+      // Kafka answers a commit once __consumer_offsets holds it (acks=all);
+      // if that write fails the offsets before it stay in force.
+      std::vector<std::pair<topic_partition, std::optional<committed_offset>>>
+        before;
+      for (auto& p : req.partitions) {
+        topic_partition tp{p.topic, p.partition};
+        before.emplace_back(tp, st.g->offsets().get(tp));
+      }
+      auto res = st.g->commit(req, now);
       apply_effects(self);
-      return res;
+      std::vector<record_kv> kvs;
+      for (auto& p : res.partitions) {
+        if (p.error != error_code::none)
+          continue;
+        topic_partition tp{p.topic, p.partition};
+        if (auto value = st.g->offsets().get(tp))
+          kvs.push_back(offset_commit_record(st.g->id(), tp, *value));
+      }
+      if (kvs.empty())
+        return res;
+      auto rp = self->make_response_promise<offset_commit_response>();
+      auto undo = [self, before](offset_commit_response& res, error_code e) {
+        for (auto& [tp, value] : before) {
+          if (value)
+            self->state.g->offsets().put(tp, *value);
+          else
+            self->state.g->offsets().erase(tp);
+        }
+        for (auto& p : res.partitions)
+          if (p.error == error_code::none)
+            p.error = commit_error_for(e);
+      };
+      self
+        ->request(st.offsets_log, ms(st.commit_timeout_ms) * 2,
+                  produce_request{st.offsets_partition, -1,
+                                  st.commit_timeout_ms, batch_of(kvs, now)})
+        .then(
+          [rp, res, undo](produce_response& r) mutable {
+            if (r.error != error_code::none)
+              undo(res, r.error);
+            rp.deliver(std::move(res));
+          },
+          [rp, res, undo](caf::error&) mutable {
+            undo(res, error_code::request_timed_out);
+            rp.deliver(std::move(res));
+          });
+      return rp;
     },
     [self](offset_fetch_request& req) {
       count(metrics().fetches);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -28,6 +29,13 @@ struct group_coordinator_state {
     syncs;
   std::unordered_map<std::string, member_session_actor> sessions;
   event_listener_actor listener;
+  /// This broker's leader replica of the group's __consumer_offsets
+  /// partition: commits and group metadata are written there with
+  /// acks=all. Null keeps offsets in memory only (no log.dirs).
+  replica_actor offsets_log;
+  topic_partition offsets_partition;
+  /// offsets.commit.timeout.ms
+  int32_t commit_timeout_ms = 5000;
 
   static inline const char* name = "group_coordinator";
 };
@@ -35,10 +43,19 @@ struct group_coordinator_state {
 using group_coordinator_ptr =
   group_coordinator_actor::stateful_pointer<group_coordinator_state>;
 
-/// `listener` (may be null) receives every state transition.
+/// What a coordinator taking over a group loads from __consumer_offsets.
+struct loaded_group {
+  int32_t generation = 0;
+  std::string protocol_type;
+  std::map<topic_partition, committed_offset> offsets;
+};
+
+/// `listener` (may be null) receives every state transition. With an
+/// `offsets_log`, commits are durable (see group_coordinator_state).
 group_coordinator_actor::behavior_type
 group_coordinator(group_coordinator_ptr self, std::string group_id,
                   group_config config, uint64_t seed,
-                  event_listener_actor listener);
+                  event_listener_actor listener, replica_actor offsets_log,
+                  topic_partition offsets_partition, loaded_group loaded);
 
 } // namespace troupe

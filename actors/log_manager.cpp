@@ -10,13 +10,33 @@ namespace troupe {
 
 namespace {
 
-/// The partition's log, opened (or created) on first use; null when the
-/// disk refuses, with the reason logged.
-segment_log* log_for(log_manager_ptr self, const topic_partition& tp) {
+/// Reads every batch header once to learn where each leader epoch starts.
+void rebuild_epochs(managed_log& m) {
+  auto offset = m.log->log_start_offset();
+  while (offset < m.log->log_end_offset()) {
+    auto chunk = m.log->read(offset, 1 << 20);
+    if (chunk.error != error_code::none || chunk.records.empty())
+      return;
+    size_t pos = 0;
+    auto& r = chunk.records;
+    while (pos < r.size()) {
+      auto h = parse_header(r.data() + pos, r.size() - pos);
+      if (!h || h->size_in_bytes() <= 0)
+        return;
+      m.epochs.assign(h->partition_leader_epoch, h->base_offset);
+      offset = h->base_offset + h->last_offset_delta + 1;
+      pos += static_cast<size_t>(h->size_in_bytes());
+    }
+  }
+}
+
+/// The partition's log, opened (or created and recovered) on first use;
+/// null when the disk refuses, with the reason logged.
+managed_log* log_for(log_manager_ptr self, const topic_partition& tp) {
   auto& st = self->state;
   auto i = st.logs.find(tp);
   if (i != st.logs.end())
-    return i->second.get();
+    return &i->second;
   if (tp.topic.empty() || tp.partition < 0)
     return nullptr;
   auto dir = st.dir + "/" + to_string(tp);
@@ -25,9 +45,11 @@ segment_log* log_for(log_manager_ptr self, const topic_partition& tp) {
     spdlog::error("log_manager: cannot open {}: {}", dir, *err);
     return nullptr;
   }
-  auto log =
+  managed_log m;
+  m.log =
     std::make_unique<segment_log>(std::move(std::get<segment_log>(opened)));
-  return st.logs.emplace(tp, std::move(log)).first->second.get();
+  rebuild_epochs(m);
+  return &st.logs.emplace(tp, std::move(m)).first->second;
 }
 
 log_read_response offsets_of(const segment_log& log) {
@@ -35,6 +57,72 @@ log_read_response offsets_of(const segment_log& log) {
   res.log_start_offset = log.log_start_offset();
   res.log_end_offset = log.log_end_offset();
   return res;
+}
+
+log_epoch_response epochs_of(const managed_log& m, int32_t requested_epoch) {
+  log_epoch_response res;
+  res.log_start_offset = m.log->log_start_offset();
+  res.log_end_offset = m.log->log_end_offset();
+  res.latest_epoch = m.epochs.latest_epoch();
+  if (requested_epoch >= 0)
+    std::tie(res.epoch, res.end_offset) =
+      m.epochs.end_offset_for(requested_epoch, res.log_end_offset);
+  return res;
+}
+
+/// Cuts a read at the first batch that starts at or after `max_offset`.
+void cut_at(bytes& records, int64_t max_offset) {
+  size_t pos = 0;
+  while (pos < records.size()) {
+    auto h = parse_header(records.data() + pos, records.size() - pos);
+    if (!h || h->base_offset >= max_offset || h->size_in_bytes() <= 0)
+      break;
+    pos += static_cast<size_t>(h->size_in_bytes());
+  }
+  records.resize(std::min(pos, records.size()));
+}
+
+/// A leader's append: offsets from the log end, its leader epoch stamped.
+error_code append_as_leader(log_manager_ptr self, managed_log& m,
+                            log_append_request& req, int64_t* base) {
+  if (req.batch.size() >= batch_layout::header_size)
+    set_leader_epoch(req.batch.data(), req.leader_epoch);
+  auto e = m.log->append(std::move(req.batch), now_ms(self), base);
+  if (e == error_code::none)
+    m.epochs.assign(req.leader_epoch, *base);
+  return e;
+}
+
+/// A follower's append: the leader's batches as they are, in order from the
+/// log end offset (a batch already held is skipped).
+error_code append_as_follower(log_manager_ptr self, managed_log& m,
+                              log_append_request& req, int64_t* base) {
+  auto& r = req.batch;
+  size_t pos = 0;
+  while (pos < r.size()) {
+    auto size = next_batch_size(r.data() + pos, r.size() - pos);
+    auto h = parse_header(r.data() + pos, r.size() - pos);
+    if (!size || !h || pos + *size > r.size())
+      return error_code::corrupt_message;
+    auto leo = m.log->log_end_offset();
+    if (h->base_offset + h->last_offset_delta < leo) {
+      pos += *size;
+      continue;
+    }
+    if (h->base_offset != leo)
+      return error_code::offset_out_of_range;
+    bytes one(r.begin() + static_cast<std::ptrdiff_t>(pos),
+              r.begin() + static_cast<std::ptrdiff_t>(pos + *size));
+    int64_t at = -1;
+    if (auto e = m.log->append(std::move(one), now_ms(self), &at);
+        e != error_code::none)
+      return e;
+    if (*base < 0)
+      *base = at;
+    m.epochs.assign(h->partition_leader_epoch, at);
+    pos += *size;
+  }
+  return error_code::none;
 }
 
 } // namespace
@@ -50,52 +138,87 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
   return {
     [self](log_append_request& req) {
       log_append_response res;
-      auto log = log_for(self, req.partition);
-      if (!log) {
+      auto m = log_for(self, req.partition);
+      if (!m) {
         res.error = error_code::kafka_storage_error;
         return res;
       }
-      if (req.batch.size() >= batch_layout::header_size)
-        set_leader_epoch(req.batch.data(), req.leader_epoch);
-      res.error =
-        log->append(std::move(req.batch), now_ms(self), &res.base_offset);
+      res.error = req.as_follower
+                    ? append_as_follower(self, *m, req, &res.base_offset)
+                    : append_as_leader(self, *m, req, &res.base_offset);
       if (res.error == error_code::kafka_storage_error)
         spdlog::error("log_manager: append to {} failed: {}",
-                      to_string(req.partition), log->last_error());
-      res.log_end_offset = log->log_end_offset();
+                      to_string(req.partition), m->log->last_error());
+      res.log_end_offset = m->log->log_end_offset();
       return res;
     },
     [self](log_read_request& req) {
-      auto log = log_for(self, req.partition);
-      if (!log)
+      auto m = log_for(self, req.partition);
+      if (!m)
         return log_read_response{error_code::kafka_storage_error, {}, -1, -1};
-      auto res = offsets_of(*log);
+      auto res = offsets_of(*m->log);
       if (req.max_bytes < 0) {
         res.error = error_code::invalid_request;
         return res;
       }
-      auto read = log->read(req.offset, static_cast<size_t>(req.max_bytes));
+      if (req.max_offset >= 0 && req.offset >= req.max_offset)
+        return res; // nothing below the limit yet
+      auto read = m->log->read(req.offset, static_cast<size_t>(req.max_bytes));
       res.error = read.error;
       res.records = std::move(read.records);
+      if (req.max_offset >= 0)
+        cut_at(res.records, req.max_offset);
       return res;
     },
     [self](log_truncate_request& req) {
-      auto log = log_for(self, req.partition);
-      if (!log)
+      auto m = log_for(self, req.partition);
+      if (!m)
         return log_read_response{error_code::kafka_storage_error, {}, -1, -1};
-      auto e = log->truncate_to(req.offset);
-      auto res = offsets_of(*log);
+      auto e = m->log->truncate_to(req.offset);
+      if (e == error_code::none)
+        m->epochs.truncate_from_end(m->log->log_end_offset());
+      auto res = offsets_of(*m->log);
       res.error = e;
       return res;
+    },
+    [self](log_epoch_request& req) {
+      auto m = log_for(self, req.partition);
+      if (!m)
+        return log_epoch_response{error_code::kafka_storage_error};
+      if (req.assign_epoch >= 0)
+        m->epochs.assign(req.assign_epoch, m->log->log_end_offset());
+      return epochs_of(*m, req.requested_epoch);
+    },
+    [self](log_diverge_request& req) {
+      auto m = log_for(self, req.partition);
+      if (!m)
+        return log_epoch_response{error_code::kafka_storage_error};
+      auto leo = m->log->log_end_offset();
+      auto cut = follower_truncation_offset(
+        m->epochs, {req.leader_epoch, req.leader_end_offset}, leo,
+        req.high_watermark);
+      if (cut < leo) {
+        spdlog::info("log_manager: truncating {} from {} to {}",
+                     to_string(req.partition), leo, cut);
+        if (auto e = m->log->truncate_to(cut); e != error_code::none) {
+          auto res = epochs_of(*m, -1);
+          res.error = e;
+          return res;
+        }
+        m->epochs.truncate_from_end(m->log->log_end_offset());
+      }
+      return epochs_of(*m, -1);
     },
     [self](log_maintenance_tick&) {
       auto& st = self->state;
       auto now = now_ms(self);
-      for (auto& [tp, log] : st.logs) {
-        if (log->apply_retention(now) != error_code::none
-            || log->flush() != error_code::none)
+      for (auto& [tp, m] : st.logs) {
+        if (m.log->apply_retention(now) != error_code::none
+            || m.log->flush() != error_code::none)
           spdlog::error("log_manager: maintenance of {} failed: {}",
-                        to_string(tp), log->last_error());
+                        to_string(tp), m.log->last_error());
+        else
+          m.epochs.truncate_from_start(m.log->log_start_offset());
       }
       self->delayed_send(self, ms(st.retention_check_interval_ms),
                          log_maintenance_tick{});

@@ -6,9 +6,18 @@
 
 #include "domain/cluster_config.hpp"
 #include "domain/log/segment_log.hpp"
+#include "domain/replication/leader_epoch_cache.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {
+
+/// A partition's log and the leader epochs found in it (Kafka's Log and its
+/// LeaderEpochFileCache, rebuilt from the batches' partition leader epochs
+/// when the log is opened instead of kept in a checkpoint file).
+struct managed_log {
+  std::unique_ptr<segment_log> log;
+  leader_epoch_cache epochs;
+};
 
 /// One per broker: owns the broker's partition logs under
 /// `<log.dirs>/broker-<id>/<topic>-<partition>` (Kafka's LogManager). File
@@ -19,7 +28,7 @@ struct log_manager_state {
   std::string dir;
   log_config config;
   int64_t retention_check_interval_ms = 300000;
-  std::map<topic_partition, std::unique_ptr<segment_log>> logs;
+  std::map<topic_partition, managed_log> logs;
 
   static inline const char* name = "log_manager";
 };

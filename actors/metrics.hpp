@@ -20,6 +20,12 @@ struct coordinator_metrics {
   std::atomic<uint64_t> session_expiries{0};
   /// Transitions into PreparingRebalance.
   std::atomic<uint64_t> rebalances{0};
+  /// Replication: ISR changes stored by the controller, produce and fetch
+  /// requests the partition leaders answered.
+  std::atomic<uint64_t> isr_shrinks{0};
+  std::atomic<uint64_t> isr_expands{0};
+  std::atomic<uint64_t> produces{0};
+  std::atomic<uint64_t> record_fetches{0};
   /// Steady-clock nanoseconds of the newest JoinGroup handled.
   std::atomic<int64_t> last_join_ns{0};
 

@@ -34,7 +34,7 @@ embedded_node spawn_embedded_node(caf::actor_system& sys,
   // Without (tests, benchmarks) it stays on the scheduler, which keeps
   // CAF's test coordinator deterministic.
   node.controller =
-    config.log_dirs.empty()
+    config.log_dirs.empty() || !config.detached_io
       ? sys.spawn(controller, config, std::move(loaded))
       : sys.spawn<caf::detached>(controller, config, std::move(loaded));
   cluster_peers peers;

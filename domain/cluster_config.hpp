@@ -29,6 +29,12 @@ struct cluster_config {
   int32_t min_insync_replicas = 1;
   /// replica.lag.time.max.ms
   int64_t replica_lag_time_max_ms = 30000;
+  /// replica.fetch.wait.max.ms, replica.fetch.backoff.ms
+  int32_t replica_fetch_wait_max_ms = 500;
+  int32_t replica_fetch_backoff_ms = 1000;
+  /// Run each broker's log manager (file I/O) on its own thread. Tests under
+  /// CAF's deterministic test coordinator turn it off.
+  bool detached_io = true;
   /// log.segment.bytes, log.retention.bytes, log.retention.ms,
   /// log.flush.interval.messages, log.flush.interval.ms, message.max.bytes
   log_config log;

@@ -121,6 +121,9 @@ constexpr error_info errors[] = {
   {error_code::fenced_leader_epoch, "FENCED_LEADER_EPOCH",
    "The leader epoch in the request is older than the epoch on the broker.",
    true},
+  {error_code::unknown_leader_epoch, "UNKNOWN_LEADER_EPOCH",
+   "The leader epoch in the request is newer than the epoch on the broker.",
+   true},
   {error_code::unsupported_compression_type, "UNSUPPORTED_COMPRESSION_TYPE",
    "The requesting client does not support the compression type of given "
    "partition.",

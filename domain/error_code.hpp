@@ -49,6 +49,7 @@ enum class error_code : int16_t {
   non_empty_group = 68,
   group_id_not_found = 69,
   fenced_leader_epoch = 74,
+  unknown_leader_epoch = 75,
   unsupported_compression_type = 76,
   member_id_required = 79,
   group_max_size_reached = 81,

@@ -160,6 +160,22 @@ public:
   /// becomes Dead and every parked request is answered with `reason`.
   void shutdown(error_code reason);
 
+  // -- loading -----------------------------------------------------------------------
+
+  /// A coordinator taking the group over from __consumer_offsets keeps its
+  /// generation and protocol type, so generations never repeat. Members of
+  /// the stored generation are not restored: they rejoin (UNKNOWN_MEMBER_ID
+  /// on their next heartbeat), which costs one rebalance.
+  void restore(int32_t generation, std::string protocol_type) {
+    generation_ = generation;
+    protocol_type_ = std::move(protocol_type);
+  }
+
+  /// The group's committed offsets.
+  offset_store& offsets() noexcept {
+    return *offsets_;
+  }
+
   // -- effects ---------------------------------------------------------------------
 
   group_effects take_effects() {

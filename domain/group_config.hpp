@@ -17,6 +17,9 @@ struct group_config {
   int32_t max_size = std::numeric_limits<int32_t>::max();
   /// offset.metadata.max.bytes
   int32_t offset_metadata_max_bytes = 4096;
+  /// offsets.commit.timeout.ms: how long a commit waits for
+  /// __consumer_offsets to hold it (acks=all) before it fails.
+  int32_t offset_commit_timeout_ms = 5000;
   /// How long a new member's pending JoinGroup may wait before it is dropped
   /// (Kafka's GroupCoordinator.NewMemberJoinTimeoutMs, not configurable).
   int32_t new_member_join_timeout_ms = 300000;

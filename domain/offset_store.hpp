@@ -31,6 +31,8 @@ public:
   virtual std::vector<std::pair<topic_partition, committed_offset>>
   all() const = 0;
 
+  virtual void erase(const topic_partition& tp) = 0;
+
   virtual void clear() = 0;
 };
 
@@ -51,6 +53,10 @@ public:
   std::vector<std::pair<topic_partition, committed_offset>>
   all() const override {
     return {offsets_.begin(), offsets_.end()};
+  }
+
+  void erase(const topic_partition& tp) override {
+    offsets_.erase(tp);
   }
 
   void clear() override {

@@ -72,6 +72,10 @@ const std::vector<property_doc> docs = {
   {"group.max.session.timeout.ms", "1800000", "largest session timeout"},
   {"group.max.size", "2147483647", "most members a group may have"},
   {"offset.metadata.max.bytes", "4096", "largest offset commit metadata"},
+  {"offsets.commit.timeout.ms", "5000",
+   "how long a commit waits for __consumer_offsets to hold it"},
+  {"replica.fetch.wait.max.ms", "500", "a follower's fetch long-poll"},
+  {"replica.fetch.backoff.ms", "1000", "a follower's pause after an error"},
 };
 
 } // namespace
@@ -171,6 +175,12 @@ void apply_properties(const properties& props, cluster_config& cfg,
       ok = parse_int<int32_t>(value, g.max_session_timeout_ms, 1, i32max);
     else if (key == "group.max.size")
       ok = parse_int<int32_t>(value, g.max_size, 1, i32max);
+    else if (key == "offsets.commit.timeout.ms")
+      ok = parse_int<int32_t>(value, g.offset_commit_timeout_ms, 1, i32max);
+    else if (key == "replica.fetch.wait.max.ms")
+      ok = parse_int<int32_t>(value, cfg.replica_fetch_wait_max_ms, 0, i32max);
+    else if (key == "replica.fetch.backoff.ms")
+      ok = parse_int<int32_t>(value, cfg.replica_fetch_backoff_ms, 0, i32max);
     else if (key == "offset.metadata.max.bytes")
       ok = parse_int<int32_t>(value, g.offset_metadata_max_bytes, 0, i32max);
     else if (key.rfind("troupe.scheduler.", 0) == 0)

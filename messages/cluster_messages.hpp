@@ -188,6 +188,10 @@ struct log_append_request {
   topic_partition partition;
   int32_t leader_epoch = 0;
   bytes batch;
+  /// A follower's append: `batch` holds whole batches from the leader, kept
+  /// with their offsets and leader epochs; the first must start at the log
+  /// end offset.
+  bool as_follower = false;
 };
 
 struct log_append_response {
@@ -201,6 +205,9 @@ struct log_read_request {
   topic_partition partition;
   int64_t offset = 0;
   int32_t max_bytes = 1048576;
+  /// Batches starting at or after this offset are left out (a consumer's
+  /// fetch stops at the high watermark); -1: no limit.
+  int64_t max_offset = -1;
 };
 
 struct log_read_response {
@@ -353,7 +360,7 @@ typename Inspector::result_type inspect(Inspector& f,
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, log_append_request& x) {
-  return f(x.partition, x.leader_epoch, x.batch);
+  return f(x.partition, x.leader_epoch, x.batch, x.as_follower);
 }
 
 template <class Inspector>
@@ -363,7 +370,7 @@ typename Inspector::result_type inspect(Inspector& f, log_append_response& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, log_read_request& x) {
-  return f(x.partition, x.offset, x.max_bytes);
+  return f(x.partition, x.offset, x.max_bytes, x.max_offset);
 }
 
 template <class Inspector>

@@ -46,9 +46,28 @@ using controller_actor = caf::typed_actor<
   caf::replies_to<broker_status_change>::with<leadership_update>,
   caf::reacts_to<cluster_peers>>;
 
-/// One per broker id: routes each request to the group's coordinator.
+/// Produce, fetch and the replicas' offsets, as a broker and each of its
+/// partition replicas speak them.
+#define TROUPE_PARTITION_PROTOCOL                                              \
+  caf::replies_to<produce_request>::with<produce_response>,                    \
+    caf::replies_to<fetch_request>::with<fetch_response>,                      \
+    caf::replies_to<list_offsets_request>::with<list_offsets_response>,        \
+    caf::replies_to<epoch_end_offset_request>::with<epoch_end_offset_response>
+
+/// One per partition per broker hosting it: leader or follower.
+using replica_actor = caf::typed_actor<
+  TROUPE_PARTITION_PROTOCOL,
+  caf::replies_to<replica_status_request>::with<replica_status>,
+  caf::reacts_to<partition_update>, caf::reacts_to<isr_expiration_tick>,
+  caf::reacts_to<produce_timeout>, caf::reacts_to<fetch_timeout>,
+  caf::reacts_to<follower_fetch_tick>>;
+
+/// One per broker id: routes each request to the group's coordinator or the
+/// partition's replica.
 using broker_actor = caf::typed_actor<
-  TROUPE_GROUP_PROTOCOL,
+  TROUPE_GROUP_PROTOCOL, TROUPE_PARTITION_PROTOCOL,
+  caf::replies_to<broker_status_request>::with<replica_statuses>,
+  caf::reacts_to<broker_status_change>,
   caf::replies_to<find_coordinator_request>::with<find_coordinator_response>,
   caf::replies_to<metadata_request>::with<metadata_response>,
   caf::replies_to<create_topics_request>::with<create_topics_response>,
@@ -69,6 +88,8 @@ using log_manager_actor = caf::typed_actor<
   caf::replies_to<log_append_request>::with<log_append_response>,
   caf::replies_to<log_read_request>::with<log_read_response>,
   caf::replies_to<log_truncate_request>::with<log_read_response>,
+  caf::replies_to<log_epoch_request>::with<log_epoch_response>,
+  caf::replies_to<log_diverge_request>::with<log_epoch_response>,
   caf::reacts_to<log_maintenance_tick>>;
 
 /// Receives a consumer's or a group's events.
@@ -76,5 +97,6 @@ using event_listener_actor =
   caf::typed_actor<caf::reacts_to<consumer_event>, caf::reacts_to<group_event>>;
 
 #undef TROUPE_GROUP_PROTOCOL
+#undef TROUPE_PARTITION_PROTOCOL
 
 } // namespace troupe

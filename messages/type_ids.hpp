@@ -9,6 +9,7 @@
 
 #include "messages/cluster_messages.hpp"
 #include "messages/group_messages.hpp"
+#include "messages/replication_messages.hpp"
 
 namespace caf {
 class actor_system_config;
@@ -79,6 +80,28 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::alter_isr_response))
   CAF_ADD_TYPE_ID(troupe, (troupe::broker_status_change))
   CAF_ADD_TYPE_ID(troupe, (troupe::leadership_update))
+
+  // -- replicas
+  CAF_ADD_TYPE_ID(troupe, (troupe::partition_update))
+  CAF_ADD_TYPE_ID(troupe, (troupe::produce_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::produce_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::fetch_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::fetch_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::list_offsets_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::list_offsets_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::epoch_end_offset_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::epoch_end_offset_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::log_epoch_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::log_epoch_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::log_diverge_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::isr_expiration_tick))
+  CAF_ADD_TYPE_ID(troupe, (troupe::produce_timeout))
+  CAF_ADD_TYPE_ID(troupe, (troupe::fetch_timeout))
+  CAF_ADD_TYPE_ID(troupe, (troupe::follower_fetch_tick))
+  CAF_ADD_TYPE_ID(troupe, (troupe::replica_status_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::replica_status))
+  CAF_ADD_TYPE_ID(troupe, (troupe::replica_statuses))
+  CAF_ADD_TYPE_ID(troupe, (troupe::broker_status_request))
 
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on

@@ -8,23 +8,12 @@
 #include "actors/log_manager.hpp"
 #include "domain/log/record_batch.hpp"
 #include "tests/actors/sim_fixture.hpp"
+#include "tests/actors/temp_dir.hpp"
 
 using namespace troupe;
+using troupe::test::temp_dir;
 
 namespace {
-
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    char tmpl[] = "/tmp/troupe-logs-test-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() {
-    auto cmd = "rm -rf '" + path + "'";
-    if (std::system(cmd.c_str()) != 0)
-      std::perror("rm");
-  }
-};
 
 std::vector<uint8_t> batch_of(int n, const std::string& value) {
   std::vector<record> rs;

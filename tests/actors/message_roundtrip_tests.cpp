@@ -123,16 +123,34 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
       "c1", "m-1", 4, "stable", true, "range", {{"t", 1}}, error_code::none},
     consumer_commit{{{"t", 0, 5, -1, ""}}}, consumer_close{}, consumer_crash{},
     heartbeat_tick{1}, rejoin_tick{2},
-    log_append_request{{"t", 3}, 2, b({0, 1, 2})},
+    log_append_request{{"t", 3}, 2, b({0, 1, 2}), true},
     log_append_response{error_code::none, 10, 13},
-    log_read_request{{"t", 3}, 10, 4096},
+    log_read_request{{"t", 3}, 10, 4096, 12},
     log_read_response{error_code::offset_out_of_range, b({9}), 0, 13},
     log_truncate_request{{"t", 3}, 12}, log_maintenance_tick{},
     alter_isr_request{{"t", 1}, 2, 5, 7, {2, 0}},
     alter_isr_response{error_code::fenced_leader_epoch,
                        {1, 2, 5, {2, 0, 1}, {2, 0}, 8}},
     broker_status_change{1, false},
-    leadership_update{error_code::none, {{"t", {0, 1, 3, {0, 1}, {1}, 4}}}});
+    leadership_update{error_code::none, {{"t", {0, 1, 3, {0, 1}, {1}, 4}}}},
+    partition_update{"t", {2, 0, 1, {0, 1, 2}, {0, 2}, 3}},
+    produce_request{{"t", 1}, -1, 1500, b({7, 8})},
+    produce_response{error_code::not_enough_replicas, -1, 0},
+    fetch_request{{"t", 1}, 2, 40, 65536, 500, 1, 3},
+    fetch_response{error_code::none, 40, 0, 44, b({5})},
+    list_offsets_request{{"t", 0}, -2},
+    list_offsets_response{error_code::none, -1, 17},
+    epoch_end_offset_request{{"t", 0}, 2, 3},
+    epoch_end_offset_response{error_code::none, 2, 90},
+    log_epoch_request{{"t", 0}, 1, 4},
+    log_epoch_response{error_code::none, 0, 100, 4, 1, 60},
+    log_diverge_request{{"t", 0}, 1, 60, 55},
+    isr_expiration_tick{3}, produce_timeout{4}, fetch_timeout{5},
+    follower_fetch_tick{6}, replica_status_request{},
+    replica_status{{"t", 0}, 1, "leader", 1, 2, {1, 0}, 0, 10, 9},
+    replica_statuses{
+      1, true, {{{"t", 0}, 1, "follower", 0, 2, {0, 1}, 0, 10, 9}}},
+    broker_status_request{});
   // A message added to type_ids.hpp without a sample here fails this.
   CHECK(covered == caf::id_block::troupe::end - caf::id_block::troupe::begin);
 }

@@ -1,0 +1,649 @@
+#include "actors/replica.hpp"
+
+#include <algorithm>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/clock.hpp"
+#include "actors/metrics.hpp"
+#include "domain/log/record_batch.hpp"
+
+namespace troupe {
+
+const char* to_string(replica_state::role r) {
+  switch (r) {
+    case replica_state::role::leader:
+      return "leader";
+    case replica_state::role::follower:
+      return "follower";
+    case replica_state::role::offline:
+      return "offline";
+    default:
+      return "loading";
+  }
+}
+
+namespace {
+
+using role = replica_state::role;
+
+constexpr auto controller_timeout = std::chrono::seconds(30);
+
+void after_leader_change(replica_ptr self);
+void fetch_from_leader(replica_ptr self);
+void become(replica_ptr self);
+
+bool stale(replica_ptr self, uint64_t role_epoch) {
+  return self->state.role_epoch != role_epoch;
+}
+
+broker_actor leader_broker(replica_state& st) {
+  if (!st.metadata)
+    return {};
+  for (auto& b : st.peers)
+    if (b.node_id == st.metadata->leader)
+      return caf::actor_cast<broker_actor>(b.handle);
+  return {};
+}
+
+/// Kafka's check of a request's current leader epoch against ours.
+error_code check_leader(const replica_state& st, int32_t current_epoch) {
+  if (st.current != role::leader)
+    return error_code::not_leader_or_follower;
+  if (current_epoch >= 0) {
+    auto ours = st.leader->leader_epoch();
+    if (current_epoch < ours)
+      return error_code::fenced_leader_epoch;
+    if (current_epoch > ours)
+      return error_code::unknown_leader_epoch;
+  }
+  return error_code::none;
+}
+
+fetch_response fetch_answer(const replica_state& st, error_code e) {
+  return {e, st.high_watermark, st.log_start_offset, st.log_end_offset, {}};
+}
+
+// -- role changes ---------------------------------------------------------------
+
+/// Ends the current role: whatever waits on it is answered
+/// NOT_LEADER_OR_FOLLOWER, and answers still underway are ignored.
+void reset_role(replica_ptr self) {
+  auto& st = self->state;
+  ++st.role_epoch;
+  for (auto& [id, p] : st.produces)
+    p.promise.deliver(
+      produce_response{error_code::not_leader_or_follower, -1, -1});
+  st.produces.clear();
+  for (auto& [id, f] : st.fetches)
+    f.promise.deliver(fetch_answer(st, error_code::not_leader_or_follower));
+  st.fetches.clear();
+  st.leader.reset();
+  st.alter_isr_in_flight = false;
+  st.fetching = false;
+}
+
+void become_leader(replica_ptr self, const partition_metadata& m) {
+  auto& st = self->state;
+  st.current = role::leader;
+  partition_leader_config cfg{st.config.replica_lag_time_max_ms,
+                              st.config.min_insync_replicas};
+  st.high_watermark = std::min(st.high_watermark, st.log_end_offset);
+  st.leader.emplace(st.broker_id, m.leader_epoch, m.replicas, m.isr,
+                    st.log_end_offset, st.high_watermark, cfg, now_ms(self));
+  st.latest_epoch = std::max(st.latest_epoch, m.leader_epoch);
+  // The new epoch starts at our log end (Kafka: leaderEpochCache.assign on
+  // makeLeader), so followers can find where our logs diverge. Sent before
+  // any append of this epoch; the log manager handles them in order.
+  self
+    ->request(st.log, caf::infinite,
+              log_epoch_request{st.partition, -1, m.leader_epoch})
+    .then([](log_epoch_response&) {}, [](caf::error&) {});
+  spdlog::info("replica {} on broker {}: leader in epoch {} at offset {}",
+               to_string(st.partition), st.broker_id, m.leader_epoch,
+               st.log_end_offset);
+  self->delayed_send(
+    self, ms(std::max<int64_t>(1, st.config.replica_lag_time_max_ms / 2)),
+    isr_expiration_tick{st.role_epoch});
+  after_leader_change(self);
+}
+
+/// Kafka's truncation on becoming a follower: ask the leader where our
+/// latest epoch ends in its log and cut our log there, then fetch.
+void truncate_then_fetch(replica_ptr self) {
+  auto& st = self->state;
+  auto epoch = st.role_epoch;
+  auto backoff = [self, epoch] {
+    if (!stale(self, epoch))
+      self->delayed_send(self, ms(self->state.fetch.backoff_ms),
+                         follower_fetch_tick{epoch});
+  };
+  auto leader = leader_broker(st);
+  if (!leader) {
+    backoff();
+    return;
+  }
+  st.fetching = true;
+  epoch_end_offset_request req{st.partition, st.latest_epoch,
+                               st.metadata->leader_epoch};
+  self->request(leader, controller_timeout, req)
+    .then(
+      [self, epoch, backoff](epoch_end_offset_response& r) {
+        if (stale(self, epoch))
+          return;
+        auto& st = self->state;
+        if (r.error != error_code::none) {
+          st.fetching = false;
+          backoff();
+          return;
+        }
+        log_diverge_request cut{st.partition, r.leader_epoch, r.end_offset,
+                                st.high_watermark};
+        self->request(st.log, caf::infinite, cut)
+          .then(
+            [self, epoch, backoff](log_epoch_response& l) {
+              if (stale(self, epoch))
+                return;
+              auto& st = self->state;
+              st.fetching = false;
+              if (l.error != error_code::none) {
+                spdlog::error("replica {} on broker {}: truncation failed: {}",
+                              to_string(st.partition), st.broker_id,
+                              to_string(l.error));
+                backoff();
+                return;
+              }
+              st.log_start_offset = l.log_start_offset;
+              st.log_end_offset = l.log_end_offset;
+              st.latest_epoch = l.latest_epoch;
+              st.high_watermark =
+                std::min(st.high_watermark, st.log_end_offset);
+              st.truncated = true;
+              fetch_from_leader(self);
+            },
+            [self, epoch, backoff](caf::error&) {
+              if (!stale(self, epoch)) {
+                self->state.fetching = false;
+                backoff();
+              }
+            });
+      },
+      [self, epoch, backoff](caf::error&) {
+        if (!stale(self, epoch)) {
+          self->state.fetching = false;
+          backoff();
+        }
+      });
+}
+
+void become_follower(replica_ptr self) {
+  auto& st = self->state;
+  st.current = role::follower;
+  st.truncated = false;
+  spdlog::info("replica {} on broker {}: follower of broker {} in epoch {}",
+               to_string(st.partition), st.broker_id, st.metadata->leader,
+               st.metadata->leader_epoch);
+  truncate_then_fetch(self);
+}
+
+/// Takes the role the latest metadata names (once the log is loaded).
+void become(replica_ptr self) {
+  auto& st = self->state;
+  if (st.current == role::loading || !st.metadata)
+    return;
+  auto& m = *st.metadata;
+  bool hosted = std::find(m.replicas.begin(), m.replicas.end(), st.broker_id)
+                != m.replicas.end();
+  if (m.leader == st.broker_id) {
+    if (st.current == role::leader
+        && st.leader->leader_epoch() == m.leader_epoch)
+      return; // same leadership (an ISR change we already applied)
+    reset_role(self);
+    become_leader(self, m);
+  } else if (m.leader >= 0 && hosted) {
+    reset_role(self);
+    become_follower(self);
+  } else {
+    reset_role(self);
+    st.current = role::offline;
+  }
+}
+
+// -- leader ------------------------------------------------------------------------
+
+void read_for(replica_ptr self, fetch_request req,
+              caf::typed_response_promise<fetch_response> rp) {
+  auto& st = self->state;
+  log_read_request r{st.partition, req.offset, req.max_bytes,
+                     req.replica_id >= 0 ? -1 : st.high_watermark};
+  self->request(st.log, caf::infinite, r)
+    .then(
+      [self, rp](log_read_response& res) mutable {
+        auto& st = self->state;
+        auto answer = fetch_answer(st, res.error);
+        answer.records = std::move(res.records);
+        rp.deliver(std::move(answer));
+      },
+      [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+}
+
+bool has_data(const replica_state& st, const fetch_request& req) {
+  auto limit = req.replica_id >= 0 ? st.log_end_offset : st.high_watermark;
+  return req.offset < limit;
+}
+
+/// Answers the parked fetches that now have something to read.
+void wake_fetches(replica_ptr self) {
+  auto& st = self->state;
+  for (auto i = st.fetches.begin(); i != st.fetches.end();) {
+    if (has_data(st, i->second.request)) {
+      read_for(self, i->second.request, i->second.promise);
+      i = st.fetches.erase(i);
+    } else {
+      ++i;
+    }
+  }
+}
+
+void send_alter_isr(replica_ptr self) {
+  auto& st = self->state;
+  auto& L = *st.leader;
+  st.alter_isr_in_flight = true;
+  auto epoch = st.role_epoch;
+  auto before = L.isr().size();
+  alter_isr_request req{st.partition, st.broker_id, L.leader_epoch(),
+                        st.metadata->partition_epoch, *L.proposed_isr()};
+  self->request(st.controller, controller_timeout, req)
+    .then(
+      [self, epoch, before](alter_isr_response& r) {
+        if (stale(self, epoch))
+          return;
+        auto& st = self->state;
+        st.alter_isr_in_flight = false;
+        auto& L = *st.leader;
+        if (r.state.leader != st.broker_id
+            || r.state.leader_epoch != L.leader_epoch())
+          return; // leadership moved; the controller's update follows
+        if (r.error == error_code::none) {
+          auto after = r.state.isr.size();
+          (after < before ? metrics().isr_shrinks : metrics().isr_expands)++;
+          spdlog::info("replica {}: ISR {} to {} replicas",
+                       to_string(st.partition),
+                       after < before ? "shrinks" : "expands", after);
+        }
+        st.metadata = r.state;
+        L.apply_isr(r.state.isr);
+        after_leader_change(self);
+      },
+      [self, epoch](caf::error&) {
+        if (!stale(self, epoch))
+          self->state.alter_isr_in_flight = false; // the next tick retries
+      });
+}
+
+/// Carries out what the partition_leader decided: answers produces whose
+/// batch the HW passed, wakes consumers when the HW moved, sends an ISR
+/// change to the controller.
+void after_leader_change(replica_ptr self) {
+  auto& st = self->state;
+  auto& L = *st.leader;
+  if (L.high_watermark() > st.high_watermark) {
+    st.high_watermark = L.high_watermark();
+    wake_fetches(self);
+  }
+  for (auto& c : L.take_completed()) {
+    auto i = st.produces.find(c.id);
+    if (i == st.produces.end())
+      continue;
+    auto base = c.error == error_code::none ? i->second.base_offset : -1;
+    i->second.promise.deliver(
+      produce_response{c.error, base, st.log_start_offset});
+    st.produces.erase(i);
+  }
+  if (L.proposed_isr() && !st.alter_isr_in_flight)
+    send_alter_isr(self);
+}
+
+caf::result<produce_response> produce(replica_ptr self, produce_request& req) {
+  auto& st = self->state;
+  if (req.acks != 0 && req.acks != 1 && req.acks != -1)
+    return produce_response{error_code::invalid_required_acks, -1, -1};
+  if (auto e = check_leader(st, -1); e != error_code::none)
+    return produce_response{e, -1, -1};
+  if (req.batch.size() > st.config.log.max_batch_bytes)
+    return produce_response{error_code::message_too_large, -1, -1};
+  if (req.acks == -1)
+    if (auto e = st.leader->check_acks_all(); e != error_code::none)
+      return produce_response{e, -1, -1};
+  metrics().produces++;
+  auto rp = self->make_response_promise<produce_response>();
+  auto acks = req.acks;
+  auto timeout = req.timeout_ms;
+  auto epoch = st.role_epoch;
+  if (acks == 0)
+    rp.deliver(produce_response{error_code::none, -1, st.log_start_offset});
+  log_append_request append{st.partition, st.leader->leader_epoch(),
+                            std::move(req.batch), false};
+  self->request(st.log, caf::infinite, std::move(append))
+    .then(
+      [self, rp, acks, timeout, epoch](log_append_response& a) mutable {
+        auto& st = self->state;
+        if (a.error != error_code::none) {
+          if (acks != 0)
+            rp.deliver(produce_response{a.error, -1, st.log_start_offset});
+          return;
+        }
+        if (stale(self, epoch)) {
+          // Written under a leadership that has ended: only acks=1 holds.
+          if (acks == 1)
+            rp.deliver(produce_response{error_code::none, a.base_offset,
+                                        st.log_start_offset});
+          else if (acks == -1)
+            rp.deliver(
+              produce_response{error_code::not_leader_or_follower, -1, -1});
+          return;
+        }
+        st.log_end_offset = std::max(st.log_end_offset, a.log_end_offset);
+        st.latest_epoch = std::max(st.latest_epoch, st.leader->leader_epoch());
+        st.leader->on_local_append(a.log_end_offset);
+        if (acks == 1)
+          rp.deliver(produce_response{error_code::none, a.base_offset,
+                                      st.log_start_offset});
+        if (acks == -1) {
+          auto id = st.next_id++;
+          st.produces.emplace(
+            id, replica_state::waiting_produce{rp, a.base_offset});
+          st.leader->add_pending({id, a.log_end_offset});
+          self->delayed_send(self, ms(std::max(0, timeout)),
+                             produce_timeout{id});
+        }
+        after_leader_change(self);
+        wake_fetches(self);
+      },
+      [self, rp, acks](caf::error& err) mutable {
+        spdlog::error("replica {}: append failed: {}",
+                      to_string(self->state.partition), caf::to_string(err));
+        if (acks != 0)
+          rp.deliver(produce_response{error_code::kafka_storage_error, -1, -1});
+      });
+  return rp;
+}
+
+caf::result<fetch_response> fetch(replica_ptr self, fetch_request& req) {
+  auto& st = self->state;
+  if (auto e = check_leader(st, req.current_leader_epoch);
+      e != error_code::none)
+    return fetch_answer(st, e);
+  if (req.max_bytes < 0)
+    return fetch_answer(st, error_code::invalid_request);
+  if (req.offset < st.log_start_offset || req.offset > st.log_end_offset)
+    return fetch_answer(st, error_code::offset_out_of_range);
+  if (req.replica_id >= 0) {
+    auto& m = *st.metadata;
+    if (std::find(m.replicas.begin(), m.replicas.end(), req.replica_id)
+          == m.replicas.end()
+        || req.replica_id == st.broker_id)
+      return fetch_answer(st, error_code::not_leader_or_follower);
+    st.leader->on_follower_fetch(req.replica_id, req.offset, now_ms(self));
+    after_leader_change(self);
+  } else {
+    metrics().record_fetches++;
+  }
+  auto rp = self->make_response_promise<fetch_response>();
+  if (has_data(st, req) || req.max_wait_ms <= 0 || req.min_bytes <= 0) {
+    read_for(self, req, rp);
+    return rp;
+  }
+  // Long-poll: park until data arrives or max_wait_ms passes. An idle
+  // partition costs one timer per waiting fetcher, nothing more.
+  auto id = st.next_id++;
+  auto wait = req.max_wait_ms;
+  st.fetches.emplace(id, replica_state::parked_fetch{rp, std::move(req)});
+  self->delayed_send(self, ms(wait), fetch_timeout{id});
+  return rp;
+}
+
+// -- follower ----------------------------------------------------------------------
+
+/// The highest partition leader epoch among the batches.
+int32_t max_epoch_in(const bytes& records, int32_t floor) {
+  size_t pos = 0;
+  while (pos < records.size()) {
+    auto h = parse_header(records.data() + pos, records.size() - pos);
+    if (!h || h->size_in_bytes() <= 0)
+      break;
+    floor = std::max(floor, h->partition_leader_epoch);
+    pos += static_cast<size_t>(h->size_in_bytes());
+  }
+  return floor;
+}
+
+void fetch_from_leader(replica_ptr self) {
+  auto& st = self->state;
+  if (st.current != role::follower || st.fetching || !st.truncated)
+    return;
+  auto epoch = st.role_epoch;
+  auto backoff = [self, epoch] {
+    if (!stale(self, epoch))
+      self->delayed_send(self, ms(self->state.fetch.backoff_ms),
+                         follower_fetch_tick{epoch});
+  };
+  auto leader = leader_broker(st);
+  if (!leader) {
+    backoff();
+    return;
+  }
+  st.fetching = true;
+  fetch_request req{st.partition,
+                    st.broker_id,
+                    st.log_end_offset,
+                    st.fetch.max_bytes,
+                    st.fetch.wait_max_ms,
+                    1,
+                    st.metadata->leader_epoch};
+  self->request(leader, ms(st.fetch.wait_max_ms) + controller_timeout, req)
+    .then(
+      [self, epoch, backoff](fetch_response& r) {
+        if (stale(self, epoch))
+          return;
+        auto& st = self->state;
+        st.fetching = false;
+        if (r.error != error_code::none) {
+          if (r.error == error_code::offset_out_of_range)
+            st.truncated = false; // find the divergence again
+          backoff();
+          return;
+        }
+        auto leader_hw = r.high_watermark;
+        if (r.records.empty()) {
+          st.high_watermark =
+            std::max(st.high_watermark, std::min(leader_hw, st.log_end_offset));
+          fetch_from_leader(self);
+          return;
+        }
+        st.fetching = true;
+        auto next_epoch = max_epoch_in(r.records, st.latest_epoch);
+        log_append_request append{st.partition, -1, std::move(r.records), true};
+        self->request(st.log, caf::infinite, std::move(append))
+          .then(
+            [self, epoch, backoff, leader_hw,
+             next_epoch](log_append_response& a) {
+              if (stale(self, epoch))
+                return;
+              auto& st = self->state;
+              st.fetching = false;
+              st.log_end_offset = std::max(st.log_end_offset, a.log_end_offset);
+              if (a.error != error_code::none) {
+                spdlog::error("replica {} on broker {}: follower append: {}",
+                              to_string(st.partition), st.broker_id,
+                              to_string(a.error));
+                st.truncated = false;
+                backoff();
+                return;
+              }
+              st.latest_epoch = next_epoch;
+              st.high_watermark = std::max(
+                st.high_watermark, std::min(leader_hw, st.log_end_offset));
+              fetch_from_leader(self);
+            },
+            [self, epoch, backoff](caf::error&) {
+              if (!stale(self, epoch)) {
+                self->state.fetching = false;
+                backoff();
+              }
+            });
+      },
+      [self, epoch, backoff](caf::error&) {
+        if (!stale(self, epoch)) {
+          self->state.fetching = false;
+          backoff();
+        }
+      });
+}
+
+} // namespace
+
+replica_actor::behavior_type
+replica(replica_ptr self, topic_partition partition, int32_t broker_id,
+        cluster_config config, replica_fetch_config fetch_cfg,
+        log_manager_actor log, controller_actor controller,
+        std::vector<broker_info> peers) {
+  auto& st = self->state;
+  st.partition = std::move(partition);
+  st.broker_id = broker_id;
+  st.config = std::move(config);
+  st.fetch = fetch_cfg;
+  st.log = std::move(log);
+  st.controller = std::move(controller);
+  st.peers = std::move(peers);
+  // A stopped broker ends its replicas: what waits is answered first.
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    reset_role(self);
+    self->quit(msg.reason);
+  });
+  // Open (and recover) the log first; the role waits for it.
+  self->request(st.log, caf::infinite, log_epoch_request{st.partition, -1, -1})
+    .then(
+      [self](log_epoch_response& l) {
+        auto& st = self->state;
+        if (l.error != error_code::none) {
+          spdlog::error("replica {} on broker {}: log unavailable: {}",
+                        to_string(st.partition), st.broker_id,
+                        to_string(l.error));
+          st.current = role::offline;
+          return;
+        }
+        st.log_start_offset = l.log_start_offset;
+        st.log_end_offset = l.log_end_offset;
+        st.latest_epoch = l.latest_epoch;
+        st.current = role::offline;
+        become(self);
+      },
+      [self](caf::error& err) {
+        spdlog::error("replica {}: log manager gone: {}",
+                      to_string(self->state.partition), caf::to_string(err));
+        self->state.current = role::offline;
+      });
+  return {
+    [self](produce_request& req) { return produce(self, req); },
+    [self](fetch_request& req) { return fetch(self, req); },
+    [self](list_offsets_request& req) -> list_offsets_response {
+      auto& st = self->state;
+      if (auto e = check_leader(st, -1); e != error_code::none)
+        return {e, -1, -1};
+      if (req.timestamp == -2)
+        return {error_code::none, -1, st.log_start_offset};
+      if (req.timestamp == -1)
+        return {error_code::none, -1, st.high_watermark};
+      return {error_code::invalid_request, -1, -1};
+    },
+    [self](
+      epoch_end_offset_request& req) -> caf::result<epoch_end_offset_response> {
+      auto& st = self->state;
+      if (auto e = check_leader(st, req.current_leader_epoch);
+          e != error_code::none)
+        return epoch_end_offset_response{e, -1, -1};
+      auto rp = self->make_response_promise<epoch_end_offset_response>();
+      self
+        ->request(st.log, caf::infinite,
+                  log_epoch_request{st.partition, req.leader_epoch, -1})
+        .then(
+          [rp](log_epoch_response& l) mutable {
+            rp.deliver(
+              epoch_end_offset_response{l.error, l.epoch, l.end_offset});
+          },
+          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+      return rp;
+    },
+    [self](replica_status_request&) {
+      auto& st = self->state;
+      replica_status s;
+      s.partition = st.partition;
+      s.broker_id = st.broker_id;
+      s.role = to_string(st.current);
+      if (st.metadata) {
+        s.leader = st.metadata->leader;
+        s.leader_epoch = st.metadata->leader_epoch;
+        s.isr = st.metadata->isr;
+      }
+      if (st.leader)
+        s.isr = st.leader->isr();
+      s.log_start_offset = st.log_start_offset;
+      s.log_end_offset = st.log_end_offset;
+      s.high_watermark = st.high_watermark;
+      return s;
+    },
+    [self](partition_update& u) {
+      auto& st = self->state;
+      if (st.metadata && u.state.leader_epoch < st.metadata->leader_epoch)
+        return; // older than what we know
+      bool same_leadership =
+        st.metadata && st.metadata->leader == u.state.leader
+        && st.metadata->leader_epoch == u.state.leader_epoch
+        && (st.current == role::leader || st.current == role::follower);
+      st.metadata = std::move(u.state);
+      if (!same_leadership)
+        become(self);
+    },
+    [self](isr_expiration_tick& t) {
+      auto& st = self->state;
+      if (stale(self, t.role_epoch) || st.current != role::leader)
+        return;
+      st.leader->on_isr_expiration(now_ms(self));
+      after_leader_change(self);
+      self->delayed_send(
+        self, ms(std::max<int64_t>(1, st.config.replica_lag_time_max_ms / 2)),
+        isr_expiration_tick{t.role_epoch});
+    },
+    [self](produce_timeout& t) {
+      auto& st = self->state;
+      auto i = st.produces.find(t.id);
+      if (i == st.produces.end() || !st.leader
+          || !st.leader->expire_pending(t.id))
+        return;
+      i->second.promise.deliver(
+        produce_response{error_code::request_timed_out, -1, -1});
+      st.produces.erase(i);
+    },
+    [self](fetch_timeout& t) {
+      auto& st = self->state;
+      auto i = st.fetches.find(t.id);
+      if (i == st.fetches.end())
+        return;
+      i->second.promise.deliver(fetch_answer(st, error_code::none));
+      st.fetches.erase(i);
+    },
+    [self](follower_fetch_tick& t) {
+      auto& st = self->state;
+      if (stale(self, t.role_epoch) || st.current != role::follower)
+        return;
+      if (!st.truncated)
+        truncate_then_fetch(self);
+      else
+        fetch_from_leader(self);
+    },
+  };
+}
+
+} // namespace troupe

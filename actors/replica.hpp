@@ -1,0 +1,89 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include <caf/typed_response_promise.hpp>
+
+#include "domain/cluster_config.hpp"
+#include "domain/replication/partition_leader.hpp"
+#include "messages/interfaces.hpp"
+
+namespace troupe {
+
+/// Kafka's fetcher settings for a follower replica.
+struct replica_fetch_config {
+  /// replica.fetch.wait.max.ms: a follower's long-poll.
+  int32_t wait_max_ms = 500;
+  /// replica.fetch.backoff.ms: pause after a failed fetch.
+  int32_t backoff_ms = 1000;
+  /// replica.fetch.max.bytes
+  int32_t max_bytes = 1048576;
+};
+
+/// One partition on one broker, as Kafka's Partition plus, while it
+/// follows, its share of a ReplicaFetcherThread. The log itself lives in
+/// the broker's log manager (file I/O on its own thread); the high
+/// watermark, ISR bookkeeping and parked requests live here.
+struct replica_state {
+  enum class role { loading, leader, follower, offline };
+
+  struct waiting_produce {
+    caf::typed_response_promise<produce_response> promise;
+    int64_t base_offset = -1;
+  };
+
+  struct parked_fetch {
+    caf::typed_response_promise<fetch_response> promise;
+    fetch_request request;
+  };
+
+  topic_partition partition;
+  int32_t broker_id = -1;
+  cluster_config config;
+  replica_fetch_config fetch;
+  log_manager_actor log;
+  controller_actor controller;
+  std::vector<broker_info> peers;
+
+  /// The partition as the controller last described it.
+  std::optional<partition_metadata> metadata;
+  role current = role::loading;
+  /// Bumped on every role change: answers and ticks of an older role are
+  /// dropped.
+  uint64_t role_epoch = 0;
+  std::optional<partition_leader> leader;
+
+  int64_t log_start_offset = 0;
+  int64_t log_end_offset = 0;
+  int64_t high_watermark = 0;
+  int32_t latest_epoch = -1;
+
+  uint64_t next_id = 1;
+  std::map<uint64_t, waiting_produce> produces;
+  std::map<uint64_t, parked_fetch> fetches;
+  bool alter_isr_in_flight = false;
+  /// A follower's fetch is out (one at a time, like a fetcher thread).
+  bool fetching = false;
+  /// A follower has cut its log where it diverges from the leader's.
+  bool truncated = false;
+
+  static inline const char* name = "replica";
+};
+
+using replica_ptr = replica_actor::stateful_pointer<replica_state>;
+
+/// Starts in `loading` (opening and recovering its log), then takes the
+/// role the controller's partition_update names.
+replica_actor::behavior_type
+replica(replica_ptr self, topic_partition partition, int32_t broker_id,
+        cluster_config config, replica_fetch_config fetch,
+        log_manager_actor log, controller_actor controller,
+        std::vector<broker_info> peers);
+
+/// "leader", "follower", "offline", "loading".
+const char* to_string(replica_state::role r);
+
+} // namespace troupe
