@@ -13,6 +13,7 @@ packages=(
   libcli11-dev          # command-line parsing
   libjemalloc-dev       # allocator of the executables
   linux-perf valgrind   # profiling the benchmarks
+  clang                 # libFuzzer targets (scripts/fuzz.sh)
   python3               # plot script
 )
 
