@@ -125,6 +125,39 @@ error_code append_as_follower(log_manager_ptr self, managed_log& m,
   return error_code::none;
 }
 
+/// Kafka's offsetsForTimes: the first record whose timestamp is at or after
+/// `timestamp` (a scan of the batch headers, then of one batch's records;
+/// Kafka keeps a time index for this).
+list_offsets_response offset_for_time(managed_log& m, int64_t timestamp) {
+  auto offset = m.log->log_start_offset();
+  while (offset < m.log->log_end_offset()) {
+    auto chunk = m.log->read(offset, 1 << 20);
+    if (chunk.error != error_code::none)
+      return {chunk.error, -1, -1};
+    if (chunk.records.empty())
+      break;
+    auto& r = chunk.records;
+    size_t pos = 0;
+    while (pos < r.size()) {
+      auto h = parse_header(r.data() + pos, r.size() - pos);
+      if (!h || h->size_in_bytes() <= 0
+          || pos + static_cast<size_t>(h->size_in_bytes()) > r.size())
+        return {error_code::corrupt_message, -1, -1};
+      auto size = static_cast<size_t>(h->size_in_bytes());
+      if (h->max_timestamp >= timestamp) {
+        if (auto records = decode_records(r.data() + pos, size))
+          for (auto& rec : *records)
+            if (rec.timestamp >= timestamp)
+              return {error_code::none, rec.timestamp, rec.offset};
+        return {error_code::none, h->max_timestamp, h->base_offset};
+      }
+      offset = h->base_offset + h->last_offset_delta + 1;
+      pos += size;
+    }
+  }
+  return {error_code::none, -1, -1};
+}
+
 } // namespace
 
 log_manager_actor::behavior_type
@@ -208,6 +241,12 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
         m->epochs.truncate_from_end(m->log->log_end_offset());
       }
       return epochs_of(*m, -1);
+    },
+    [self](list_offsets_request& req) {
+      auto m = log_for(self, req.partition);
+      if (!m)
+        return list_offsets_response{error_code::kafka_storage_error, -1, -1};
+      return offset_for_time(*m, req.timestamp);
     },
     [self](log_maintenance_tick&) {
       auto& st = self->state;

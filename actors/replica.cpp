@@ -548,15 +548,27 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
   return {
     [self](produce_request& req) { return produce(self, req); },
     [self](fetch_request& req) { return fetch(self, req); },
-    [self](list_offsets_request& req) -> list_offsets_response {
+    [self](list_offsets_request& req) -> caf::result<list_offsets_response> {
       auto& st = self->state;
       if (auto e = check_leader(st, -1); e != error_code::none)
-        return {e, -1, -1};
+        return list_offsets_response{e, -1, -1};
       if (req.timestamp == -2)
-        return {error_code::none, -1, st.log_start_offset};
+        return list_offsets_response{error_code::none, -1, st.log_start_offset};
       if (req.timestamp == -1)
-        return {error_code::none, -1, st.high_watermark};
-      return {error_code::invalid_request, -1, -1};
+        return list_offsets_response{error_code::none, -1, st.high_watermark};
+      if (req.timestamp < 0)
+        return list_offsets_response{error_code::invalid_request, -1, -1};
+      auto rp = self->make_response_promise<list_offsets_response>();
+      self->request(st.log, caf::infinite, req)
+        .then(
+          [self, rp](list_offsets_response& r) mutable {
+            // Only what consumers may read: below the high watermark.
+            if (r.offset >= self->state.high_watermark)
+              r = list_offsets_response{r.error, -1, -1};
+            rp.deliver(r);
+          },
+          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+      return rp;
     },
     [self](
       epoch_end_offset_request& req) -> caf::result<epoch_end_offset_response> {

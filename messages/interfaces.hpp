@@ -90,6 +90,7 @@ using log_manager_actor = caf::typed_actor<
   caf::replies_to<log_truncate_request>::with<log_read_response>,
   caf::replies_to<log_epoch_request>::with<log_epoch_response>,
   caf::replies_to<log_diverge_request>::with<log_epoch_response>,
+  caf::replies_to<list_offsets_request>::with<list_offsets_response>,
   caf::reacts_to<log_maintenance_tick>>;
 
 /// Receives a consumer's or a group's events.
