@@ -16,6 +16,7 @@
 #include "actors/node.hpp"
 #include "domain/consumer_protocol.hpp"
 #include "domain/java_hash.hpp"
+#include "gateway/kafka_listener.hpp"
 
 namespace troupe {
 
@@ -269,13 +270,22 @@ void on_signal(int) {
 
 int run_node(caf::actor_system& sys, const cluster_config& config) {
   auto node = spawn_embedded_node(sys, config);
-  spdlog::info("troupe: {} brokers running (ports {}..{}); Ctrl-C stops",
+  kafka_listener listener{sys, {}};
+  try {
+    listener.start(node, config);
+  } catch (const std::runtime_error&) {
+    stop_embedded_node(node);
+    throw;
+  }
+  spdlog::info("troupe: {} brokers listening for Kafka clients (ports "
+               "{}..{}); Ctrl-C stops",
                config.brokers, config.base_port,
                config.base_port + config.brokers - 1);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   while (!stop_requested)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  listener.stop();
   stop_embedded_node(node);
   return 0;
 }

@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libcaf-dev            # actors and remoting (CAF 0.17.6)
-  libboost-dev          # Beast / Asio (gateway)
+  libboost-dev          # Beast / Asio (gateway, Kafka listener)
+  kcat                  # Kafka listener end-to-end test (librdkafka)
   libprotobuf-dev protobuf-compiler
   catch2                # unit and actor tests
   libspdlog-dev libfmt-dev
