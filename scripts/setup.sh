@@ -8,6 +8,9 @@ packages=(
   libcaf-dev            # actors and remoting (CAF 0.17.6)
   libboost-dev          # Beast / Asio (gateway, Kafka listener)
   kcat                  # Kafka listener end-to-end test (librdkafka)
+  librdkafka-dev        # librdkafka test program and benchmark (mock cluster)
+  wrk nginx-light       # HTTP benchmark and its ceiling
+  chromium              # dashboard test in a headless browser
   libprotobuf-dev protobuf-compiler
   catch2                # unit and actor tests
   libspdlog-dev libfmt-dev
