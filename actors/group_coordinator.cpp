@@ -171,6 +171,12 @@ void tear_down(group_coordinator_ptr self, error_code reason,
     for (auto& rp : promises)
       rp.deliver(sync_group_response{reason, {}, {}, {}});
   st.syncs.clear();
+  for (auto& [id, c] : st.pending_commits) {
+    for (auto& p : c.response.partitions)
+      p.error = reason;
+    c.promise.deliver(std::move(c.response));
+  }
+  st.pending_commits.clear();
   self->quit(exit_reason);
 }
 
@@ -267,31 +273,37 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
       if (kvs.empty())
         return res;
       auto rp = self->make_response_promise<offset_commit_response>();
-      auto undo = [self, before](offset_commit_response& res, error_code e) {
-        for (auto& [tp, value] : before) {
-          if (value)
-            self->state.g->offsets().put(tp, *value);
-          else
-            self->state.g->offsets().erase(tp);
+      auto id = st.next_commit++;
+      st.pending_commits.emplace(id, group_coordinator_state::pending_commit{
+                                       rp, std::move(res)});
+      // Answers the commit: as computed, or, when the write failed, with
+      // the offsets from before it restored and Kafka's error for it.
+      auto finish = [self, id, before](error_code e) {
+        auto& pending = self->state.pending_commits;
+        auto i = pending.find(id);
+        if (i == pending.end())
+          return; // answered by the resignation
+        auto& [promise, res] = i->second;
+        if (e != error_code::none) {
+          for (auto& [tp, value] : before) {
+            if (value)
+              self->state.g->offsets().put(tp, *value);
+            else
+              self->state.g->offsets().erase(tp);
+          }
+          for (auto& p : res.partitions)
+            if (p.error == error_code::none)
+              p.error = commit_error_for(e);
         }
-        for (auto& p : res.partitions)
-          if (p.error == error_code::none)
-            p.error = commit_error_for(e);
+        promise.deliver(std::move(res));
+        pending.erase(i);
       };
       self
         ->request(st.offsets_log, ms(st.commit_timeout_ms) * 2,
                   produce_request{st.offsets_partition, -1,
                                   st.commit_timeout_ms, batch_of(kvs, now)})
-        .then(
-          [rp, res, undo](produce_response& r) mutable {
-            if (r.error != error_code::none)
-              undo(res, r.error);
-            rp.deliver(std::move(res));
-          },
-          [rp, res, undo](caf::error&) mutable {
-            undo(res, error_code::request_timed_out);
-            rp.deliver(std::move(res));
-          });
+        .then([finish](produce_response& r) { finish(r.error); },
+              [finish](caf::error&) { finish(error_code::request_timed_out); });
       return rp;
     },
     [self](offset_fetch_request& req) {

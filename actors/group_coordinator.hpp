@@ -36,6 +36,14 @@ struct group_coordinator_state {
   topic_partition offsets_partition;
   /// offsets.commit.timeout.ms
   int32_t commit_timeout_ms = 5000;
+  /// Commits waiting for __consumer_offsets, with the answer they get once
+  /// it holds them; a resigning coordinator answers them NOT_COORDINATOR.
+  struct pending_commit {
+    caf::typed_response_promise<offset_commit_response> promise;
+    offset_commit_response response;
+  };
+  std::map<uint64_t, pending_commit> pending_commits;
+  uint64_t next_commit = 0;
 
   static inline const char* name = "group_coordinator";
 };

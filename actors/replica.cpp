@@ -321,39 +321,53 @@ caf::result<produce_response> produce(replica_ptr self, produce_request& req) {
   auto acks = req.acks;
   auto timeout = req.timeout_ms;
   auto epoch = st.role_epoch;
+  auto id = st.next_id++;
   if (acks == 0)
     rp.deliver(produce_response{error_code::none, -1, st.log_start_offset});
+  else
+    st.appending.emplace(id, rp);
+  // The promise of an append underway; empty once answered elsewhere (the
+  // replica stopped) or for acks=0.
+  auto take = [self, id] {
+    std::optional<caf::typed_response_promise<produce_response>> p;
+    auto& waiting = self->state.appending;
+    if (auto i = waiting.find(id); i != waiting.end()) {
+      p = std::move(i->second);
+      waiting.erase(i);
+    }
+    return p;
+  };
   log_append_request append{st.partition, st.leader->leader_epoch(),
                             std::move(req.batch), false};
   self->request(st.log, caf::infinite, std::move(append))
     .then(
-      [self, rp, acks, timeout, epoch](log_append_response& a) mutable {
+      [self, take, id, acks, timeout, epoch](log_append_response& a) {
         auto& st = self->state;
+        auto rp = take();
+        auto answer = [&](produce_response r) {
+          if (rp)
+            rp->deliver(std::move(r));
+        };
         if (a.error != error_code::none) {
-          if (acks != 0)
-            rp.deliver(produce_response{a.error, -1, st.log_start_offset});
+          answer({a.error, -1, st.log_start_offset});
           return;
         }
         if (stale(self, epoch)) {
           // Written under a leadership that has ended: only acks=1 holds.
-          if (acks == 1)
-            rp.deliver(produce_response{error_code::none, a.base_offset,
-                                        st.log_start_offset});
-          else if (acks == -1)
-            rp.deliver(
-              produce_response{error_code::not_leader_or_follower, -1, -1});
+          answer(acks == 1 ? produce_response{error_code::none, a.base_offset,
+                                              st.log_start_offset}
+                           : produce_response{
+                             error_code::not_leader_or_follower, -1, -1});
           return;
         }
         st.log_end_offset = std::max(st.log_end_offset, a.log_end_offset);
         st.latest_epoch = std::max(st.latest_epoch, st.leader->leader_epoch());
         st.leader->on_local_append(a.log_end_offset);
         if (acks == 1)
-          rp.deliver(produce_response{error_code::none, a.base_offset,
-                                      st.log_start_offset});
-        if (acks == -1) {
-          auto id = st.next_id++;
+          answer({error_code::none, a.base_offset, st.log_start_offset});
+        if (acks == -1 && rp) {
           st.produces.emplace(
-            id, replica_state::waiting_produce{rp, a.base_offset});
+            id, replica_state::waiting_produce{*rp, a.base_offset});
           st.leader->add_pending({id, a.log_end_offset});
           self->delayed_send(self, ms(std::max(0, timeout)),
                              produce_timeout{id});
@@ -361,11 +375,11 @@ caf::result<produce_response> produce(replica_ptr self, produce_request& req) {
         after_leader_change(self);
         wake_fetches(self);
       },
-      [self, rp, acks](caf::error& err) mutable {
+      [self, take](caf::error& err) {
         spdlog::error("replica {}: append failed: {}",
                       to_string(self->state.partition), caf::to_string(err));
-        if (acks != 0)
-          rp.deliver(produce_response{error_code::kafka_storage_error, -1, -1});
+        if (auto rp = take())
+          rp->deliver(produce_response{error_code::kafka_storage_error, -1, -1});
       });
   return rp;
 }
@@ -520,6 +534,9 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
   // A stopped broker ends its replicas: what waits is answered first.
   self->set_exit_handler([self](caf::exit_msg& msg) {
     reset_role(self);
+    for (auto& [id, rp] : self->state.appending)
+      rp.deliver(produce_response{error_code::not_leader_or_follower, -1, -1});
+    self->state.appending.clear();
     self->quit(msg.reason);
   });
   // Open (and recover) the log first; the role waits for it.

@@ -63,6 +63,8 @@ struct replica_state {
 
   uint64_t next_id = 1;
   std::map<uint64_t, waiting_produce> produces;
+  /// Produces whose append the log manager has not confirmed yet.
+  std::map<uint64_t, caf::typed_response_promise<produce_response>> appending;
   std::map<uint64_t, parked_fetch> fetches;
   bool alter_isr_in_flight = false;
   /// A follower's fetch is out (one at a time, like a fetcher thread).

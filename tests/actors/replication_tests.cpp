@@ -360,6 +360,48 @@ TEST_CASE("ListOffsets answers the log start for earliest and the high "
   CHECK(latest.get().offset == 3);
 }
 
+TEST_CASE("ListOffsets by timestamp finds the first record at or after it") {
+  cluster_fixture fx;
+  std::vector<record> rs;
+  for (int64_t ts : {1000, 2000, 3000})
+    rs.push_back({std::nullopt, bytes{1}, ts, {}});
+  auto p = fx.ask<produce_response>(
+    fx.leader(), produce_request{fx.tp, -1, 1000, encode_batch(0, 0, rs)});
+  REQUIRE(p.get().error == error_code::none);
+  auto at = [&](int64_t ts) {
+    return fx
+      .ask<list_offsets_response>(fx.leader(), list_offsets_request{fx.tp, ts})
+      .get();
+  };
+  CHECK(at(1500).offset == 1);
+  CHECK(at(1500).timestamp == 2000);
+  CHECK(at(0).offset == 0);
+  CHECK(at(3000).offset == 2);
+  CHECK(at(9999).offset == -1);
+}
+
+TEST_CASE("a broker stopped while a commit waits for __consumer_offsets "
+          "answers it NOT_COORDINATOR") {
+  cluster_fixture fx;
+  std::string group = "g";
+  auto p = offsets_partition_for(group, fx.config.offsets_topic_num_partitions);
+  auto md = fx.ask<metadata_response>(fx.node.controller,
+                                      metadata_request{{offsets_topic}, false});
+  auto& part =
+    md.get().topics.at(0).partition_states.at(static_cast<size_t>(p));
+  // Both followers stopped: the commit's acks=all write waits for them.
+  for (auto r : part.replicas)
+    if (r != part.leader)
+      fx.set_alive(r, false);
+  auto commit = fx.ask<offset_commit_response>(
+    fx.broker(part.leader),
+    offset_commit_request{group, -1, "", "", {{"t", 0, 5, -1, ""}}});
+  CHECK_FALSE(commit.ready());
+  fx.set_alive(part.leader, false);
+  REQUIRE(commit.ready());
+  CHECK(commit.get().partitions.at(0).error == error_code::not_coordinator);
+}
+
 TEST_CASE("coordinator failover keeps every acknowledged offset commit") {
   cluster_fixture fx;
   std::string group = "g";
