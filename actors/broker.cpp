@@ -335,8 +335,37 @@ void read_offsets_chunk(broker_ptr self, std::shared_ptr<offsets_load> load) {
       });
 }
 
-/// Kafka's loadGroupsAndOffsets: until the replay is done, the partition's
-/// groups answer COORDINATOR_LOAD_IN_PROGRESS.
+/// The replay starts once this broker's replica of the partition leads
+/// (Kafka loads a partition's groups on becoming its leader); until then
+/// and during the replay the groups answer COORDINATOR_LOAD_IN_PROGRESS.
+void await_replica_leader(broker_ptr self, std::shared_ptr<offsets_load> load) {
+  auto& st = self->state;
+  auto retry = [self, load] {
+    self->delayed_send(self, std::chrono::milliseconds(10),
+                       offsets_load_retry{load->partition, load->token});
+  };
+  auto i = st.replicas.find({offsets_topic, load->partition});
+  if (i == st.replicas.end()) {
+    retry();
+    return;
+  }
+  self->request(i->second, internal_timeout, replica_status_request{})
+    .then(
+      [self, load, retry](replica_status& s) {
+        if (!still_loading(self, *load))
+          return;
+        if (s.role == "leader")
+          read_offsets_chunk(self, load);
+        else
+          retry();
+      },
+      [self, load, retry](caf::error&) {
+        if (still_loading(self, *load))
+          retry();
+      });
+}
+
+/// Kafka's loadGroupsAndOffsets for one partition this broker now leads.
 void load_offsets_partition(broker_ptr self, int32_t partition) {
   auto& st = self->state;
   if (!st.log)
@@ -345,7 +374,7 @@ void load_offsets_partition(broker_ptr self, int32_t partition) {
   load->partition = partition;
   load->token = ++st.next_load;
   st.loading[partition] = load->token;
-  read_offsets_chunk(self, load);
+  await_replica_leader(self, load);
 }
 
 /// The replica of `tp` on this broker, or the error a client gets instead.
@@ -409,6 +438,15 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
         by_topic[p.topic].push_back(p.state);
       for (auto& [topic, parts] : by_topic)
         apply_partitions(self, topic, parts);
+    },
+    [self](offsets_load_retry& r) {
+      auto i = self->state.loading.find(r.partition);
+      if (i == self->state.loading.end() || i->second != r.token)
+        return;
+      auto load = std::make_shared<offsets_load>();
+      load->partition = r.partition;
+      load->token = r.token;
+      await_replica_leader(self, load);
     },
     [self](broker_status_change& change) {
       if (change.broker_id != self->state.node_id)

@@ -74,10 +74,31 @@ bytes batch_of(const std::vector<record_kv>& kvs, int64_t now) {
   return encode_batch(0, 0, records);
 }
 
-/// Writes the group's metadata after a rebalance completed or the group
-/// emptied (Kafka's storeGroup). Not awaited: the offsets are what a client
-/// is answered on.
-void store_group(group_coordinator_ptr self) {
+/// Kafka's storeGroup maps a failed write to what SyncGroup answers.
+error_code sync_error_for(error_code e) {
+  switch (e) {
+    case error_code::none:
+      return e;
+    case error_code::unknown_topic_or_partition:
+    case error_code::not_enough_replicas:
+    case error_code::not_enough_replicas_after_append:
+      return error_code::coordinator_not_available;
+    case error_code::not_leader_or_follower:
+    case error_code::kafka_storage_error:
+      return error_code::not_coordinator;
+    case error_code::request_timed_out:
+      return error_code::rebalance_in_progress;
+    default:
+      return error_code::unknown_server_error;
+  }
+}
+
+void apply_effects(group_coordinator_ptr self);
+
+/// Writes the group's metadata (Kafka's GroupMetadataValue) with acks=all:
+/// before a new generation's assignment goes out (`generation` >= 0, the
+/// group learns the outcome) and when the group empties (not awaited).
+void store_group(group_coordinator_ptr self, int32_t generation) {
   auto& st = self->state;
   if (!st.offsets_log)
     return;
@@ -88,21 +109,30 @@ void store_group(group_coordinator_ptr self) {
   sg.protocol = g.protocol_name();
   sg.leader = g.leader();
   sg.timestamp_ms = now_ms(self);
-  for (auto& m : g.describe().members)
-    sg.members.push_back({m.member_id, m.group_instance_id, m.client_id,
-                          m.client_host, 0, 0, m.metadata, m.assignment});
+  for (auto m : g.members_in_join_order()) {
+    auto metadata = m->metadata_for(g.protocol_name());
+    sg.members.push_back({m->member_id, m->group_instance_id, m->client_id,
+                          m->client_host, m->rebalance_timeout_ms,
+                          m->session_timeout_ms, metadata ? *metadata : bytes{},
+                          m->assignment});
+  }
   auto batch = batch_of({group_metadata_record(g.id(), sg)}, sg.timestamp_ms);
+  auto done = [self, generation](error_code e) {
+    if (e != error_code::none)
+      spdlog::warn("group {}: metadata not stored: {}", self->state.g->id(),
+                   to_string(e));
+    if (generation >= 0) {
+      self->state.g->on_group_stored(generation, sync_error_for(e),
+                                     now_ms(self));
+      apply_effects(self);
+    }
+  };
   self
     ->request(st.offsets_log, ms(st.commit_timeout_ms) * 2,
               produce_request{st.offsets_partition, -1, st.commit_timeout_ms,
                               std::move(batch)})
-    .then(
-      [self](produce_response& r) {
-        if (r.error != error_code::none)
-          spdlog::warn("group {}: metadata not stored: {}", self->state.g->id(),
-                       to_string(r.error));
-      },
-      [](caf::error&) {});
+    .then([done](produce_response& r) { done(r.error); },
+          [done](caf::error&) { done(error_code::request_timed_out); });
 }
 
 /// Carries out what the last call into the group asked for.
@@ -113,6 +143,8 @@ void apply_effects(group_coordinator_ptr self) {
     answer_parked(st.joins, id, answer);
   for (auto& [id, answer] : fx.sync_answers)
     answer_parked(st.syncs, id, answer);
+  if (fx.store_group)
+    store_group(self, *fx.store_group);
   if (fx.join_timer)
     arm(self, fx.join_timer->delay_ms, join_timeout{fx.join_timer->epoch});
   if (fx.sync_timer)
@@ -138,9 +170,8 @@ void apply_effects(group_coordinator_ptr self) {
   for (auto& t : fx.transitions) {
     if (t.to == group_state::preparing_rebalance)
       count(metrics().rebalances);
-    if (t.to == group_state::stable
-        || (t.to == group_state::empty && t.from != group_state::empty))
-      store_group(self);
+    if (t.to == group_state::empty && t.from != group_state::empty)
+      store_group(self, -1);
     spdlog::debug("group {}: {} -> {} (generation {}): {}", st.g->id(),
                   state_name(t.from), state_name(t.to), st.g->generation(),
                   t.reason);
@@ -191,6 +222,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
   auto store = std::make_unique<memory_offset_store>();
   for (auto& [tp, value] : loaded.offsets)
     store->put(tp, value);
+  config.store_before_sync = offsets_log != nullptr;
   st.g = std::make_unique<group>(std::move(group_id), config, std::move(store),
                                  seed);
   if (loaded.generation > 0 || !loaded.protocol_type.empty())
@@ -274,8 +306,8 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
         return res;
       auto rp = self->make_response_promise<offset_commit_response>();
       auto id = st.next_commit++;
-      st.pending_commits.emplace(id, group_coordinator_state::pending_commit{
-                                       rp, std::move(res)});
+      st.pending_commits.emplace(
+        id, group_coordinator_state::pending_commit{rp, std::move(res)});
       // Answers the commit: as computed, or, when the write failed, with
       // the offsets from before it restored and Kafka's error for it.
       auto finish = [self, id, before](error_code e) {

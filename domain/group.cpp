@@ -571,8 +571,23 @@ maybe_parked<sync_group_response> group::sync(const sync_group_request& req,
         for (const auto& a : req.assignments)
           if (members_.count(a.member_id))
             assignment[a.member_id] = a.assignment;
-        set_and_propagate_assignment(std::move(assignment), now_ms);
-        transition_to(group_state::stable, "leader sent the assignment");
+        if (config_.store_before_sync) {
+          // Kafka's doSyncGroup: the group and its assignment are stored
+          // first; the members get it (and the group becomes Stable) once
+          // that write is acknowledged (on_group_stored).
+          if (storing_generation_ != generation_) {
+            for (auto& [id, member] : members_) {
+              auto i = assignment.find(id);
+              member.assignment =
+                i == assignment.end() ? bytes{} : std::move(i->second);
+            }
+            storing_generation_ = generation_;
+            effects_.store_group = generation_;
+          }
+        } else {
+          set_and_propagate_assignment(std::move(assignment), now_ms);
+          transition_to(group_state::stable, "leader sent the assignment");
+        }
       }
       return {std::nullopt, req.member_id};
     }
@@ -598,6 +613,23 @@ void group::set_and_propagate_assignment(
     m.assignment = i == assignment.end() ? bytes{} : std::move(i->second);
   }
   propagate_assignment(error_code::none, now_ms);
+}
+
+void group::on_group_stored(int32_t generation, error_code error,
+                            int64_t now_ms) {
+  if (!storing_generation_ || *storing_generation_ != generation)
+    return;
+  storing_generation_.reset();
+  if (state_ != group_state::completing_rebalance || generation != generation_)
+    return; // the group moved on meanwhile
+  if (error == error_code::none) {
+    propagate_assignment(error_code::none, now_ms);
+    transition_to(group_state::stable, "leader sent the assignment");
+    return;
+  }
+  reset_and_propagate_assignment_error(error);
+  maybe_prepare_rebalance("error when storing group assignment during "
+                          "SyncGroup");
 }
 
 void group::reset_and_propagate_assignment_error(error_code error) {

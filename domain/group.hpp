@@ -89,11 +89,14 @@ struct group_effects {
   std::vector<std::pair<std::string, int64_t>> sessions_started;
   std::vector<std::string> sessions_stopped;
   std::vector<state_transition> transitions;
+  /// Store the group with its new assignment (this generation) before the
+  /// members get it; answer with on_group_stored.
+  std::optional<int32_t> store_group;
 
   bool empty() const noexcept {
     return join_answers.empty() && sync_answers.empty() && !join_timer
            && !sync_timer && sessions_started.empty()
-           && sessions_stopped.empty() && transitions.empty();
+           && sessions_stopped.empty() && transitions.empty() && !store_group;
   }
 };
 
@@ -170,6 +173,13 @@ public:
     generation_ = generation;
     protocol_type_ = std::move(protocol_type);
   }
+
+  /// The group metadata asked for by a store_group effect was written
+  /// (error none) or not: Kafka's storeGroup callback in doSyncGroup. On
+  /// success the assignment goes out and the group is Stable; on failure
+  /// the members get the error (already mapped for SyncGroup) and the group
+  /// rebalances.
+  void on_group_stored(int32_t generation, error_code error, int64_t now_ms);
 
   /// The group's committed offsets.
   offset_store& offsets() noexcept {
@@ -309,6 +319,8 @@ private:
   std::string protocol_type_;
   std::string protocol_name_;
   std::string leader_;
+  /// The generation whose group metadata is being stored.
+  std::optional<int32_t> storing_generation_;
 
   std::unordered_map<std::string, group_member> members_;
   std::map<uint64_t, std::string> join_order_;

@@ -20,6 +20,10 @@ struct group_config {
   /// offsets.commit.timeout.ms: how long a commit waits for
   /// __consumer_offsets to hold it (acks=all) before it fails.
   int32_t offset_commit_timeout_ms = 5000;
+  /// Store the group metadata (durably, by the coordinator) before a
+  /// SyncGroup assignment goes out, as Kafka does; off when offsets live in
+  /// memory only.
+  bool store_before_sync = false;
   /// How long a new member's pending JoinGroup may wait before it is dropped
   /// (Kafka's GroupCoordinator.NewMemberJoinTimeoutMs, not configurable).
   int32_t new_member_join_timeout_ms = 300000;

@@ -67,7 +67,7 @@ using replica_actor = caf::typed_actor<
 using broker_actor = caf::typed_actor<
   TROUPE_GROUP_PROTOCOL, TROUPE_PARTITION_PROTOCOL,
   caf::replies_to<broker_status_request>::with<replica_statuses>,
-  caf::reacts_to<broker_status_change>,
+  caf::reacts_to<broker_status_change>, caf::reacts_to<offsets_load_retry>,
   caf::replies_to<find_coordinator_request>::with<find_coordinator_response>,
   caf::replies_to<metadata_request>::with<metadata_response>,
   caf::replies_to<create_topics_request>::with<create_topics_response>,

@@ -148,6 +148,13 @@ struct replica_status {
   int64_t high_watermark = -1;
 };
 
+/// A broker's replay of a __consumer_offsets partition waits for its
+/// replica to lead; it looks again after a moment.
+struct offsets_load_retry {
+  int32_t partition = 0;
+  uint64_t token = 0;
+};
+
 /// Every replica a broker hosts.
 struct replica_statuses {
   int32_t broker_id = -1;
@@ -262,6 +269,11 @@ typename Inspector::result_type inspect(Inspector& f, replica_statuses& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, broker_status_request&) {
   return f();
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, offsets_load_retry& x) {
+  return f(x.partition, x.token);
 }
 
 } // namespace troupe

@@ -102,6 +102,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::replica_status))
   CAF_ADD_TYPE_ID(troupe, (troupe::replica_statuses))
   CAF_ADD_TYPE_ID(troupe, (troupe::broker_status_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::offsets_load_retry))
 
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on

@@ -150,7 +150,7 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
     replica_status{{"t", 0}, 1, "leader", 1, 2, {1, 0}, 0, 10, 9},
     replica_statuses{
       1, true, {{{"t", 0}, 1, "follower", 0, 2, {0, 1}, 0, 10, 9}}},
-    broker_status_request{});
+    broker_status_request{}, offsets_load_retry{7, 3});
   // A message added to type_ids.hpp without a sample here fails this.
   CHECK(covered == caf::id_block::troupe::end - caf::id_block::troupe::begin);
 }

@@ -38,6 +38,8 @@ struct group_driver {
   std::optional<timer_request> sync_timer;
   std::map<std::string, int64_t> sessions; // member -> next check at
   std::vector<state_transition> transitions;
+  /// Generations whose group metadata the group asked to store.
+  std::vector<int32_t> stores;
 
   join_group_request
   join_req(std::string member_id,
@@ -173,6 +175,8 @@ struct group_driver {
       sessions[id] = now + first;
     for (auto& t : fx.transitions)
       transitions.push_back(t);
+    if (fx.store_group)
+      stores.push_back(*fx.store_group);
   }
 
   size_t parked_join_count() const {

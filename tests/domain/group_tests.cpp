@@ -138,6 +138,48 @@ TEST_CASE("the leader's SyncGroup assignment reaches every parked follower") {
   CHECK(d.synced.at(f1).protocol_name == "range");
 }
 
+TEST_CASE("with durable group metadata, SyncGroup answers only after the "
+          "assignment is stored, as Kafka's doSyncGroup") {
+  auto cfg = group_driver::default_config();
+  cfg.store_before_sync = true;
+  group_driver d{cfg};
+  auto a = d.join_new();
+  auto f = d.join_new();
+  d.advance(0);
+  CHECK(d.sync(f).parked());
+  CHECK(d.sync(a, {{a, b("A")}, {f, b("F")}}).parked());
+  // Still CompletingRebalance: nothing goes out before the write is acked.
+  CHECK(d.g.state() == group_state::completing_rebalance);
+  REQUIRE(d.stores == std::vector<int32_t>{d.g.generation()});
+  CHECK(d.parked_sync_count() == 2);
+  d.g.on_group_stored(d.g.generation(), error_code::none, d.now);
+  d.drain();
+  CHECK(d.g.state() == group_state::stable);
+  CHECK(d.synced.at(a).assignment == b("A"));
+  CHECK(d.synced.at(f).assignment == b("F"));
+}
+
+TEST_CASE("a failed group metadata write answers SyncGroup with the error "
+          "and rebalances") {
+  auto cfg = group_driver::default_config();
+  cfg.store_before_sync = true;
+  group_driver d{cfg};
+  auto a = d.join_new();
+  d.advance(0);
+  auto generation = d.g.generation();
+  CHECK(d.sync(a, {{a, b("A")}}).parked());
+  d.g.on_group_stored(generation, error_code::coordinator_not_available,
+                      d.now);
+  d.drain();
+  CHECK(d.synced.at(a).error == error_code::coordinator_not_available);
+  CHECK(d.synced.at(a).assignment.empty());
+  CHECK(d.g.state() == group_state::preparing_rebalance);
+  // A late answer for an older generation changes nothing.
+  d.g.on_group_stored(generation, error_code::none, d.now);
+  d.drain();
+  CHECK(d.g.state() == group_state::preparing_rebalance);
+}
+
 TEST_CASE("a member missing from the leader's assignment gets an empty one") {
   group_driver d;
   auto a = d.join_new();
