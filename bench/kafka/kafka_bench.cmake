@@ -1,0 +1,18 @@
+# kafka_bench: the same librdkafka workloads (acks=all produce, K consumers
+# to a complete assignment, re-stabilisation after a close) against any
+# bootstrap address or librdkafka's in-process mock cluster (--mock).
+# scripts/bench_kafka.sh runs it against `troupe --serve` and the mock.
+find_package(PkgConfig QUIET)
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(KAFKA_BENCH_RDKAFKA IMPORTED_TARGET rdkafka)
+endif()
+
+if(KAFKA_BENCH_RDKAFKA_FOUND)
+  add_executable(kafka_bench ${CMAKE_SOURCE_DIR}/bench/kafka/kafka_bench.cpp)
+  target_compile_features(kafka_bench PRIVATE cxx_std_17)
+  find_package(Threads REQUIRED)
+  target_link_libraries(kafka_bench PRIVATE PkgConfig::KAFKA_BENCH_RDKAFKA
+                                            Threads::Threads)
+else()
+  message(STATUS "rdkafka not found via pkg-config: kafka_bench is not built")
+endif()

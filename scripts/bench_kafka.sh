@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# The Kafka client benchmark: the same librdkafka workloads (bench/kafka/
+# kafka_bench.cpp) against `troupe --serve` and against librdkafka's
+# in-process mock cluster, in one run, printed as one markdown table with the
+# ratios troupe/mock.
+#
+#   scripts/bench_kafka.sh                 # ~3-5 minutes on 2 cores
+#   KAFKA_BENCH_ARGS="--produce-seconds 5 --consumers 10" scripts/bench_kafka.sh
+#   KAFKA_BENCH_DEBUG=cgrp,protocol scripts/bench_kafka.sh   # librdkafka logs
+#   KAFKA_BENCH_TROUPE=/path/to/troupe scripts/bench_kafka.sh # prebuilt server
+#
+# Output: the table on stdout; raw outputs and the server log stay in
+# $KAFKA_BENCH_OUT (default: a temporary directory, printed at the end).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir="${KAFKA_BENCH_BUILD_DIR:-build-kb}"
+session_ms="${KAFKA_BENCH_SESSION_TIMEOUT_MS:-6000}"
+heartbeat_ms="${KAFKA_BENCH_HEARTBEAT_INTERVAL_MS:-500}"
+out="${KAFKA_BENCH_OUT:-$(mktemp -d /tmp/kafka-bench-XXXXXX)}"
+mkdir -p "$out"
+
+# -- build ---------------------------------------------------------------------
+if [[ ! -f "$build_dir/build.ninja" ]]; then
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    >"$out/configure.log"
+fi
+# KAFKA_BENCH_TROUPE=/path/to/troupe benchmarks that binary instead of
+# building one (kafka_bench is built either way).
+troupe="${KAFKA_BENCH_TROUPE:-}"
+targets=(kafka_bench)
+if [[ -z "$troupe" ]]; then
+  targets+=(troupe)
+  troupe="$build_dir/troupe"
+fi
+cmake --build "$build_dir" -j "${KAFKA_BENCH_BUILD_JOBS:-2}" \
+  --target "${targets[@]}" >"$out/build.log" \
+  || { tail -n 30 "$out/build.log"; exit 1; }
+bench="$build_dir/kafka_bench"
+
+# Both targets get the same client settings.
+# shellcheck disable=SC2206
+common=(--session-timeout-ms "$session_ms" --heartbeat-interval-ms "$heartbeat_ms"
+        --partitions 100 --replication-factor 3 ${KAFKA_BENCH_ARGS:-})
+if [[ -n "${KAFKA_BENCH_DEBUG:-}" ]]; then
+  common+=(--debug "$KAFKA_BENCH_DEBUG")
+fi
+
+# -- troupe --------------------------------------------------------------------
+# Three consecutive free ports: one Kafka listener per broker.
+port=$(python3 - <<'EOF'
+import random, socket
+for _ in range(200):
+    base = random.randint(20000, 60000)
+    socks = []
+    try:
+        for p in range(base, base + 3):
+            s = socket.socket()
+            s.bind(("127.0.0.1", p))
+            socks.append(s)
+        print(base)
+        break
+    except OSError:
+        pass
+    finally:
+        for s in socks:
+            s.close()
+EOF
+)
+logs="$out/troupe-logs"
+# Newer builds also serve an HTTP dashboard on a fixed port (8080); the
+# benchmark wants the Kafka listeners alone, and no clash on that port.
+extra=()
+if "$troupe" --help 2>/dev/null | grep -q -- '--http-port'; then
+  extra+=(--http-port 0)
+fi
+"$troupe" --serve --log-level warn "${extra[@]}" \
+  --override port="$port" --override "log.dirs=$logs" \
+  --override group.initial.rebalance.delay.ms=0 \
+  --override num.partitions=100 --override default.replication.factor=3 \
+  >"$out/troupe.log" 2>&1 &
+troupe_pid=$!
+cleanup() {
+  kill "$troupe_pid" 2>/dev/null || true
+  wait "$troupe_pid" 2>/dev/null || true
+  rm -rf "$logs"
+}
+trap cleanup EXIT
+
+for _ in $(seq 1 100); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+  sleep 0.1
+done
+
+echo "troupe --serve on 127.0.0.1:$port..$((port + 2)) (pid $troupe_pid)" >&2
+timeout 240 "$bench" --bootstrap "127.0.0.1:$port" "${common[@]}" \
+  >"$out/troupe.out" 2>"$out/troupe.err" \
+  || echo "kafka_bench against troupe exited with $?" >&2
+grep -E '^(produce|group)' "$out/troupe.out" >&2 || true
+cleanup
+trap - EXIT
+
+# -- librdkafka mock cluster ---------------------------------------------------
+echo "librdkafka mock cluster (in-process, 3 brokers)" >&2
+timeout 240 "$bench" --mock --mock-brokers 3 "${common[@]}" \
+  >"$out/mock.out" 2>"$out/mock.err" \
+  || echo "kafka_bench against the mock exited with $?" >&2
+grep -E '^(produce|group)' "$out/mock.out" >&2 || true
+
+# -- the table -----------------------------------------------------------------
+python3 - "$out/troupe.out" "$out/mock.out" "$session_ms" "$heartbeat_ms" <<'EOF'
+import sys
+
+def results(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3 and parts[0] == "RESULT":
+                out[parts[1]] = parts[2]
+    return out
+
+troupe, mock = results(sys.argv[1]), results(sys.argv[2])
+session_ms, heartbeat_ms = int(sys.argv[3]), int(sys.argv[4])
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+def cell(v, unit_fmt):
+    if v is None:
+        return "n/a"
+    f = num(v)
+    return unit_fmt.format(f) if f is not None else v
+
+rows = [
+    ("produce, acks=all, RF 3, 100 B: msgs/s", "produce_msgs_per_s", "{:,.0f}"),
+    ("produce: MB/s", "produce_mb_per_s", "{:.2f}"),
+    ("produce: p50 delivery latency (ms)", "produce_p50_ms", "{:.1f}"),
+    ("produce: p99 delivery latency (ms)", "produce_p99_ms", "{:.1f}"),
+]
+for k in sorted({int(key.split("_")[1]) for key in list(troupe) + list(mock)
+                 if key.startswith(("join_", "leave_"))}):
+    rows.append((f"{k} consumers: subscribe to complete assignment (s)",
+                 f"join_{k}_s", "{:.2f}"))
+    rows.append((f"{k} consumers: one closes, survivors complete again (s)",
+                 f"leave_{k}_s", "{:.2f}"))
+
+print("| workload | troupe | librdkafka mock | troupe/mock |")
+print("|---|---:|---:|---:|")
+for label, key, fmt in rows:
+    t, m = troupe.get(key), mock.get(key)
+    tf, mf = num(t), num(m)
+    ratio = f"{tf / mf:.2f}" if tf is not None and mf else "n/a"
+    print(f"| {label} | {cell(t, fmt)} | {cell(m, fmt)} | {ratio} |")
+
+join_wait = 3000
+leave_wait = session_ms - 1000 if session_ms > 1000 else session_ms
+print()
+print(f"Client settings on both: session.timeout.ms={session_ms}, "
+      f"heartbeat.interval.ms={heartbeat_ms}, eager range/roundrobin assignor, "
+      "one rd_kafka_t per consumer on its own thread; produce with "
+      "queue.buffering.max.messages=20000, latency from enqueue to delivery "
+      "report. troupe: group.initial.rebalance.delay.ms=0, 3 brokers in one "
+      "process. Mock: rd_kafka_mock_cluster_new(rk, 3), in the benchmark's "
+      "process; it acknowledges acks=all at once (no replication).")
+print()
+print("troupe's join times vary from run to run (about 0.1, 0.5 or 2 s): "
+      "with group.initial.rebalance.delay.ms=0 the first consumer forms "
+      "generation 1 alone, its SyncGroup then gets REBALANCE_IN_PROGRESS, and "
+      "librdkafka sends at most one JoinGroup per second per consumer "
+      "(rkcg_join_intvl, src/rdkafka_cgrp.c:5085 in 2.0.2), so that consumer "
+      "rejoins 1-2 s later. Re-stabilisation (~0.5 s) is bounded by "
+      "heartbeat.interval.ms: survivors learn of the rebalance from a "
+      "Heartbeat answer.")
+print()
+print("Fixed waits in the mock's group coordinator (librdkafka 2.0.2, "
+      "src/rdkafka_mock_cgrp.c, rd_kafka_mock_cgrp_rebalance()):")
+print(f"- first join of an empty group: {join_wait} ms before the leader is "
+      "elected, whatever the member count (line 387, 'same as "
+      "group.initial.rebalance.delay.ms');")
+print(f"- any later rebalance (member join, LeaveGroup, session timeout) from "
+      f"state Up: session.timeout.ms - 1000 = {leave_wait} ms (lines 394-399); "
+      "the Joining timer is never cut short when every member has rejoined;")
+print("- 100 ms only when every member rejoined after a timed-out sync "
+      "(state Rebalancing, line 392);")
+print("- SyncGroup is answered as soon as the leader's SyncGroup arrives "
+      "(sync_check, line 211): followers syncing after the leader get "
+      "INVALID_REQUEST (check_state, lines 128-137), rejoin, and cost another "
+      f"{leave_wait} ms round; session timeouts are scanned every 1 s "
+      "(line 658).")
+EOF
+echo "raw outputs: $out" >&2

@@ -1,0 +1,59 @@
+# Kafka clients against `troupe --serve`. Each test starts its own server on
+# its own ports (port + 0..2) with a temporary log.dirs and stops it at the
+# end, so they run serially.
+
+# Socket-level checks of the group protocol and of bad input, with troupe's
+# own codec.
+add_executable(kafka_wire_group_test tests/catch_main.cpp
+                                     tests/kafka/wire_group_test.cpp)
+target_link_libraries(kafka_wire_group_test PRIVATE troupe_domain
+                                                    Catch2::Catch2)
+add_test(NAME "kafka: group protocol and bad input at the socket level"
+         COMMAND kafka_wire_group_test)
+set_tests_properties("kafka: group protocol and bad input at the socket level"
+  PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE
+             ENVIRONMENT "TROUPE_BIN=$<TARGET_FILE:troupe>;TROUPE_TEST_PORT=19392")
+
+# kcat consumers in one group: split, take-over after SIGKILL, resume from
+# committed offsets.
+find_program(KCAT_EXECUTABLE kcat REQUIRED) # scripts/setup.sh installs it
+if(KCAT_EXECUTABLE)
+  add_test(NAME "kafka: kcat consumer group splits, takes over and resumes"
+           COMMAND ${CMAKE_SOURCE_DIR}/tests/kafka/kcat_group_test.sh
+                   $<TARGET_FILE:troupe>)
+  set_tests_properties(
+    "kafka: kcat consumer group splits, takes over and resumes"
+    PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE ENVIRONMENT
+               "KCAT_GROUP_TEST_PORT=19192")
+endif()
+
+# A librdkafka program with rebalance callbacks: exclusive ownership after
+# every rebalance, no acknowledged message missing.
+find_package(PkgConfig REQUIRED)
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(RDKAFKA REQUIRED IMPORTED_TARGET rdkafka)
+endif()
+if(RDKAFKA_FOUND)
+  add_executable(kafka_group_check examples/kafka_clients/group_check.cpp)
+  target_link_libraries(kafka_group_check PRIVATE PkgConfig::RDKAFKA
+                                                  Threads::Threads)
+  foreach(strategy range cooperative-sticky)
+    set(name "kafka: librdkafka group (${strategy}) owns each partition once and misses no acknowledged message")
+    add_test(NAME "${name}"
+             COMMAND ${CMAKE_SOURCE_DIR}/tests/kafka/run_with_troupe.sh
+                     $<TARGET_FILE:troupe> 19292 6
+                     $<TARGET_FILE:kafka_group_check> @BROKERS@ checked-${strategy}
+                     3 4000 ${strategy})
+    set_tests_properties("${name}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
+  endforeach()
+endif()
+
+# A brief libFuzzer run of the frame and RecordBatch decoders (clang).
+find_program(CLANGXX_EXECUTABLE clang++ REQUIRED)
+if(CLANGXX_EXECUTABLE)
+  add_test(NAME "kafka: libFuzzer frame and RecordBatch decoders, 10 s each"
+           COMMAND ${CMAKE_SOURCE_DIR}/scripts/fuzz.sh 10)
+  set_tests_properties(
+    "kafka: libFuzzer frame and RecordBatch decoders, 10 s each"
+    PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
+endif()
