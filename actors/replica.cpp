@@ -109,16 +109,22 @@ void become_leader(replica_ptr self, const partition_metadata& m) {
   after_leader_change(self);
 }
 
+/// After a failed step of the follower loop: the next attempt after
+/// replica.fetch.backoff.ms, unless the role changed meanwhile.
+void retry_later(replica_ptr self, uint64_t role_epoch) {
+  if (stale(self, role_epoch))
+    return;
+  self->state.fetching = false;
+  self->delayed_send(self, ms(self->state.fetch.backoff_ms),
+                     follower_fetch_tick{role_epoch});
+}
+
 /// Kafka's truncation on becoming a follower: ask the leader where our
 /// latest epoch ends in its log and cut our log there, then fetch.
 void truncate_then_fetch(replica_ptr self) {
   auto& st = self->state;
   auto epoch = st.role_epoch;
-  auto backoff = [self, epoch] {
-    if (!stale(self, epoch))
-      self->delayed_send(self, ms(self->state.fetch.backoff_ms),
-                         follower_fetch_tick{epoch});
-  };
+  auto backoff = [self, epoch] { retry_later(self, epoch); };
   auto leader = leader_broker(st);
   if (!leader) {
     backoff();
@@ -162,19 +168,9 @@ void truncate_then_fetch(replica_ptr self) {
               st.truncated = true;
               fetch_from_leader(self);
             },
-            [self, epoch, backoff](caf::error&) {
-              if (!stale(self, epoch)) {
-                self->state.fetching = false;
-                backoff();
-              }
-            });
+            [backoff](caf::error&) { backoff(); });
       },
-      [self, epoch, backoff](caf::error&) {
-        if (!stale(self, epoch)) {
-          self->state.fetching = false;
-          backoff();
-        }
-      });
+      [backoff](caf::error&) { backoff(); });
 }
 
 void become_follower(replica_ptr self) {
@@ -379,7 +375,8 @@ caf::result<produce_response> produce(replica_ptr self, produce_request& req) {
         spdlog::error("replica {}: append failed: {}",
                       to_string(self->state.partition), caf::to_string(err));
         if (auto rp = take())
-          rp->deliver(produce_response{error_code::kafka_storage_error, -1, -1});
+          rp->deliver(
+            produce_response{error_code::kafka_storage_error, -1, -1});
       });
   return rp;
 }
@@ -438,11 +435,7 @@ void fetch_from_leader(replica_ptr self) {
   if (st.current != role::follower || st.fetching || !st.truncated)
     return;
   auto epoch = st.role_epoch;
-  auto backoff = [self, epoch] {
-    if (!stale(self, epoch))
-      self->delayed_send(self, ms(self->state.fetch.backoff_ms),
-                         follower_fetch_tick{epoch});
-  };
+  auto backoff = [self, epoch] { retry_later(self, epoch); };
   auto leader = leader_broker(st);
   if (!leader) {
     backoff();
@@ -501,19 +494,9 @@ void fetch_from_leader(replica_ptr self) {
                 st.high_watermark, std::min(leader_hw, st.log_end_offset));
               fetch_from_leader(self);
             },
-            [self, epoch, backoff](caf::error&) {
-              if (!stale(self, epoch)) {
-                self->state.fetching = false;
-                backoff();
-              }
-            });
+            [backoff](caf::error&) { backoff(); });
       },
-      [self, epoch, backoff](caf::error&) {
-        if (!stale(self, epoch)) {
-          self->state.fetching = false;
-          backoff();
-        }
-      });
+      [backoff](caf::error&) { backoff(); });
 }
 
 } // namespace
