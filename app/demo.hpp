@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include <caf/fwd.hpp>
 
@@ -21,7 +23,26 @@ struct demo_options {
 int run_demo(caf::actor_system& sys, const cluster_config& config,
              const demo_options& options);
 
-/// Starts the embedded node and keeps it running until SIGINT/SIGTERM.
-int run_node(caf::actor_system& sys, const cluster_config& config);
+/// The HTTP/WebSocket gateway's settings (`troupe serve`).
+struct serve_options {
+  /// Port of the REST/WebSocket gateway and dashboard; 0 disables it.
+  int32_t http_port = 8080;
+  /// When the port was not asked for, a busy 8080 only warns (several
+  /// `troupe --serve` processes, e.g. parallel tests, can run side by side).
+  bool http_port_required = false;
+  std::string http_bind = "0.0.0.0";
+  /// Request bodies above this get 413.
+  size_t http_body_limit = 1 << 20;
+  /// Idle keep-alive connections are closed after this long.
+  int64_t http_idle_timeout_ms = 60000;
+  int32_t http_threads = 1;
+  /// The dashboard's files; empty: ./web, else web/ beside the build dir.
+  std::string web_root;
+};
+
+/// Starts the embedded node, the Kafka listener and the HTTP gateway, and
+/// keeps them running until SIGINT/SIGTERM.
+int run_node(caf::actor_system& sys, const cluster_config& config,
+             const serve_options& options = {});
 
 } // namespace troupe

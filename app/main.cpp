@@ -29,13 +29,16 @@ std::string properties_help() {
 
 int main(int argc, char** argv) {
   CLI::App app{"troupe: Kafka-style consumer-group coordinator on actors.\n"
-               "Without --serve, starts the embedded three-broker node and "
-               "shows a consumer group's life as a timeline."};
+               "`troupe serve` (or --serve) runs the embedded three-broker "
+               "node with its Kafka listeners and the HTTP/WebSocket gateway "
+               "and dashboard; without either, it shows a consumer group's "
+               "life as a timeline."};
   std::string config_file;
   std::vector<std::string> overrides;
   std::string log_level = "warn";
   bool serve = false;
   troupe::demo_options demo;
+  troupe::serve_options serve_opts;
   app
     .add_option("-c,--config", config_file,
                 "Properties file (Kafka's server.properties syntax)")
@@ -59,8 +62,34 @@ int main(int argc, char** argv) {
     .add_option("--demo-session-timeout-ms", demo.session_timeout_ms,
                 "session.timeout.ms of the demo consumers")
     ->check(CLI::Range(1000, 1800000));
+  auto* http_port_opt =
+    app
+      .add_option("--http-port", serve_opts.http_port,
+                  "Port of the REST/WebSocket gateway and dashboard (0: off)")
+      ->check(CLI::Range(0, 65535));
+  app.add_option("--http-bind", serve_opts.http_bind,
+                 "Address the HTTP gateway binds to");
+  app
+    .add_option("--http-body-limit", serve_opts.http_body_limit,
+                "Largest HTTP request body in bytes (larger: 413)")
+    ->check(CLI::Range(size_t{1024}, size_t{1} << 30));
+  app
+    .add_option("--http-idle-timeout-ms", serve_opts.http_idle_timeout_ms,
+                "Idle HTTP/WebSocket connections close after this long")
+    ->check(CLI::Range(int64_t{100}, int64_t{86400000}));
+  app
+    .add_option("--http-threads", serve_opts.http_threads,
+                "Asio threads of the HTTP gateway")
+    ->check(CLI::Range(1, 64));
+  app.add_option("--web-root", serve_opts.web_root,
+                 "Directory of the dashboard's files (default: ./web)");
+  auto* serve_cmd = app.add_subcommand(
+    "serve", "Run the node, Kafka listeners and HTTP gateway until Ctrl-C");
+  serve_cmd->fallthrough(); // the options above work after `serve` too
   app.footer(properties_help());
   CLI11_PARSE(app, argc, argv);
+  serve = serve || serve_cmd->parsed();
+  serve_opts.http_port_required = http_port_opt->count() > 0;
 
   spdlog::set_level(spdlog::level::from_str(log_level));
 
@@ -96,7 +125,7 @@ int main(int argc, char** argv) {
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
   caf::actor_system sys{cfg};
   try {
-    return serve ? troupe::run_node(sys, cluster)
+    return serve ? troupe::run_node(sys, cluster, serve_opts)
                  : troupe::run_demo(sys, cluster, demo);
   } catch (const std::runtime_error& e) {
     std::cerr << "troupe: " << e.what() << "\n";

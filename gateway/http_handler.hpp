@@ -1,0 +1,54 @@
+#pragma once
+
+// What the HTTP/WebSocket server (Beast, gateway/http_server) hands to the
+// API (CAF, gateway/http_api) and gets back: plain structs and callbacks, so
+// that no translation unit needs both Beast and CAF.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace troupe {
+
+struct http_request {
+  std::string method; // "GET", "POST", ...
+  std::string path;   // decoded path without the query
+  std::string query;  // after '?', raw
+  std::string content_type;
+  std::string body;
+};
+
+struct http_response {
+  unsigned status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+/// Called once, from any thread.
+using http_reply_fn = std::function<void(http_response)>;
+
+/// One WebSocket as the API sees it; both callbacks are safe from any thread
+/// and do nothing once the socket is gone.
+struct ws_peer {
+  std::function<void(std::string text)> send;
+  std::function<void(std::string reason)> close;
+};
+
+class http_handler {
+public:
+  virtual ~http_handler() = default;
+
+  /// Answers one request through `reply`, asynchronously.
+  virtual void handle(http_request req, http_reply_fn reply) = 0;
+
+  /// A WebSocket on /v1/ws was accepted; returns its id.
+  virtual uint64_t ws_open(ws_peer peer) = 0;
+
+  /// A text frame arrived.
+  virtual void ws_message(uint64_t id, std::string text) = 0;
+
+  /// The socket closed (either side, or an error): the session leaves.
+  virtual void ws_closed(uint64_t id) = 0;
+};
+
+} // namespace troupe

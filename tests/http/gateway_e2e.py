@@ -1,0 +1,622 @@
+#!/usr/bin/env python3
+"""End-to-end tests of troupe's HTTP/WebSocket gateway against a real
+`troupe serve` (python3 standard library only).
+
+    gateway_e2e.py TROUPE_BINARY CASE
+
+CASE is one of: rest, rebalance, expiry, bad, ws, browser. Each case starts
+its own server on free ports with a temporary log.dirs and stops it after.
+"""
+
+import base64
+import http.client
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+V2 = "application/vnd.kafka.v2+json"
+JSON_V2 = "application/vnd.kafka.json.v2+json"
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def free_port_range(n):
+    for _ in range(100):
+        base = random.randint(20000, 40000)
+        ok = True
+        for p in range(base, base + n):
+            s = socket.socket()
+            try:
+                s.bind(("127.0.0.1", p))
+            except OSError:
+                ok = False
+            finally:
+                s.close()
+        if ok:
+            return base
+    raise RuntimeError("no free port range")
+
+
+class Server:
+    def __init__(self, binary, extra=()):
+        self.dir = tempfile.mkdtemp(prefix="troupe-http-")
+        self.port = free_port()
+        kafka = free_port_range(3)
+        self.log = open(os.path.join(self.dir, "troupe.log"), "w")
+        self.proc = subprocess.Popen(
+            [binary, "serve", "--http-port", str(self.port),
+             "--http-body-limit", "65536",
+             "--override", "log.dirs=" + os.path.join(self.dir, "logs"),
+             "--override", "port=%d" % kafka,
+             "--override", "group.initial.rebalance.delay.ms=0",
+             "--log-level", "info", *extra],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                if self.request("GET", "/healthz")[0] == 200:
+                    return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("troupe serve did not come up")
+
+    def request(self, method, path, body=None, ctype=V2, raw=None,
+                headers=None, timeout=40):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port,
+                                          timeout=timeout)
+        data = raw if raw is not None else (
+            json.dumps(body) if body is not None else None)
+        hdrs = dict(headers or {})
+        if data is not None and ctype:
+            hdrs["Content-Type"] = ctype
+        conn.request(method, path, body=data, headers=hdrs)
+        res = conn.getresponse()
+        text = res.read().decode()
+        conn.close()
+        try:
+            parsed = json.loads(text) if text else None
+        except ValueError:
+            parsed = text
+        return res.status, parsed
+
+    def ok(self, method, path, body=None, ctype=V2, expect=(200, 204)):
+        status, res = self.request(method, path, body, ctype)
+        if status not in expect:
+            raise AssertionError("%s %s -> %d %s" % (method, path, status,
+                                                     res))
+        return res
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        if os.environ.get("KEEP_LOGS"):
+            print("logs in", self.dir)
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+    print("ok:", what.split(" -> ")[0] if " -> " in what else what)
+
+
+def wait_for(what, fn, timeout=40, interval=0.2):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError("timed out waiting for " + what + ": " + repr(last))
+
+
+# -- a tiny WebSocket client -------------------------------------------------------
+
+class WebSocket:
+    def __init__(self, port, path="/v1/ws"):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((
+            "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
+            "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n" % (path, port, key)).encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(1)
+            if not chunk:
+                raise ConnectionError("closed during handshake")
+            head += chunk
+        if b" 101 " not in head.split(b"\r\n")[0]:
+            raise ConnectionError(head.decode())
+        self.buf = b""
+        self.closed = None  # (code, reason) once a close frame arrived
+
+    def send_frame(self, opcode, payload):
+        header = bytes([0x80 | opcode])
+        n = len(payload)
+        if n < 126:
+            header += bytes([0x80 | n])
+        elif n < 65536:
+            header += bytes([0x80 | 126]) + struct.pack(">H", n)
+        else:
+            header += bytes([0x80 | 127]) + struct.pack(">Q", n)
+        mask = os.urandom(4)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        self.sock.sendall(header + mask + masked)
+
+    def send(self, obj):
+        text = obj if isinstance(obj, str) else json.dumps(obj)
+        self.send_frame(0x1, text.encode())
+
+    def _read(self, n):
+        while len(self.buf) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("socket closed")
+            self.buf += chunk
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def recv(self, timeout):
+        """Next text message as JSON, or None after `timeout` seconds."""
+        self.sock.settimeout(timeout)
+        try:
+            while True:
+                b0, b1 = self._read(2)
+                opcode, n = b0 & 0x0F, b1 & 0x7F
+                if n == 126:
+                    n = struct.unpack(">H", self._read(2))[0]
+                elif n == 127:
+                    n = struct.unpack(">Q", self._read(8))[0]
+                payload = self._read(n)
+                if opcode == 0x9:
+                    self.send_frame(0xA, payload)
+                elif opcode == 0x8:
+                    code = struct.unpack(">H", payload[:2])[0] if n >= 2 else 0
+                    self.closed = (code, payload[2:].decode(errors="replace"))
+                    return None
+                elif opcode == 0x1:
+                    return json.loads(payload.decode())
+        except socket.timeout:
+            return None
+
+    def close(self):
+        try:
+            self.send_frame(0x8, struct.pack(">H", 1000))
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class Member:
+    """A WebSocket group member that heartbeats while it waits."""
+
+    def __init__(self, port, group, topics, name):
+        self.ws = WebSocket(port)
+        self.events = []
+        self.ws.send({"type": "join", "group": group, "topics": topics,
+                      "session_timeout_ms": 10000, "client_id": name})
+        self.last_beat = time.time()
+
+    def pump(self, seconds):
+        end = time.time() + seconds
+        while time.time() < end:
+            if time.time() - self.last_beat > 1:
+                self.ws.send({"type": "heartbeat"})
+                self.last_beat = time.time()
+            ev = self.ws.recv(0.2)
+            if ev:
+                self.events.append(ev)
+
+    def wait(self, what, fn, timeout=40, others=()):
+        end = time.time() + timeout
+        while time.time() < end:
+            self.pump(0.2)
+            for o in others:
+                o.pump(0.05)
+            if fn(self.events):
+                return
+        raise AssertionError("timed out waiting for " + what + ": "
+                             + json.dumps(self.events))
+
+
+def partitions_of(ev):
+    return sorted((t["topic"], p) for t in ev.get("partitions", [])
+                  for p in t.get("partitions", []))
+
+
+# -- cases ----------------------------------------------------------------------------
+
+def setup_topic(srv, name, partitions=4, records=0):
+    srv.ok("POST", "/v1/topics",
+           {"name": name, "partitions": partitions,
+            "replication_factor": 3}, expect=(201,))
+    if records:
+        res = srv.ok("POST", "/topics/" + name,
+                     {"records": [{"key": "k%d" % i, "value": {"n": i}}
+                                  for i in range(records)]},
+                     ctype=JSON_V2)
+        check(len(res["offsets"]) == records
+              and all("error_code" not in o for o in res["offsets"]),
+              "produce returns one offset per record")
+
+
+def new_instance(srv, group, name, **props):
+    body = {"name": name, "format": "json", "auto.offset.reset": "earliest",
+            "auto.commit.enable": "false", "session.timeout.ms": "6000",
+            "heartbeat.interval.ms": "1000"}
+    body.update(props)
+    res = srv.ok("POST", "/consumers/" + group, body)
+    check(res["instance_id"] == name and res["base_uri"].endswith(
+        "/consumers/%s/instances/%s" % (group, name)),
+        "create consumer instance %s in %s" % (name, group))
+    base = "/consumers/%s/instances/%s" % (group, name)
+    srv.ok("POST", base + "/subscription", {"topics": ["orders"]})
+    return base
+
+
+def assigned(srv, base):
+    res = srv.ok("GET", base + "/assignments")
+    return sorted(p["partition"] for p in res["partitions"])
+
+
+def case_rest(srv):
+    setup_topic(srv, "orders", 4, 20)
+    topics = srv.ok("GET", "/topics")
+    check("orders" in topics, "GET /topics lists the topic")
+    parts = srv.ok("GET", "/topics/orders/partitions")
+    check(len(parts) == 4 and all(len(p["replicas"]) == 3 for p in parts),
+          "GET /topics/orders/partitions shows 4 partitions x 3 replicas")
+    base = new_instance(srv, "g1", "c1")
+    got = {}
+
+    def poll():
+        for r in srv.ok("GET", base + "/records?timeout=1000"):
+            got[(r["partition"], r["offset"])] = r
+        return len(got) >= 20
+    wait_for("20 records through the consumer instance", poll, 60, 0)
+    check(sorted(r["value"]["n"] for r in got.values()) == list(range(20)),
+          "every produced record is consumed once, values intact")
+    check(all(r["key"].startswith("k") for r in got.values()),
+          "keys come back")
+    last = {}
+    for (p, o) in got:
+        last[p] = max(last.get(p, -1), o)
+    srv.ok("POST", base + "/offsets",
+           {"offsets": [{"topic": "orders", "partition": p, "offset": o}
+                        for p, o in last.items()]})
+    g = srv.ok("GET", "/v1/groups/g1")
+    check(g["state"] == "Stable" and len(g["members"]) == 1
+          and g["generation"] >= 1, "GET /v1/groups/g1 describes the group")
+    lag = {l["partition"]: l for l in g["lag"]}
+    check(all(lag[p]["committed"] == o + 1 and lag[p]["lag"] == 0
+              for p, o in last.items()),
+          "commit stores offset + 1; lag is 0 after the commit")
+    groups = srv.ok("GET", "/v1/groups")
+    check(any(x["group_id"] == "g1" for x in groups["groups"]),
+          "GET /v1/groups lists g1")
+    # More records arrive while a poll waits (long-poll).
+    srv.ok("POST", "/topics/orders", {"records": [{"value": "late"}]},
+           ctype=JSON_V2)
+    recs = wait_for("the late record", lambda: srv.ok(
+        "GET", base + "/records?timeout=2000"), 20, 0)
+    check(recs[0]["value"] == "late", "a later record is polled")
+    srv.ok("DELETE", base)
+    status, body = srv.request("GET", base + "/records")
+    check(status == 404 and body["error_code"] == 40403,
+          "a deleted instance is gone (40403)")
+    parts = srv.ok("GET", "/v1/partitions?topic=orders")["partitions"]
+    check(sum(p["high_watermark"] for p in parts) == 21
+          and all(sorted(p["isr"]) == [0, 1, 2] for p in parts),
+          "GET /v1/partitions shows HW and ISR")
+    brokers = srv.ok("GET", "/v1/brokers")["brokers"]
+    check(len(brokers) == 3 and all(b["alive"] for b in brokers),
+          "GET /v1/brokers shows three live brokers")
+    metrics = srv.request("GET", "/metrics")[1]
+    check("troupe_rebalances_total" in metrics
+          and 'troupe_http_requests_total{route="GET /topics/*/partitions"'
+          in metrics, "/metrics in Prometheus text format")
+
+
+def case_rebalance(srv):
+    setup_topic(srv, "orders", 4)
+    a = new_instance(srv, "g2", "a")
+    b = new_instance(srv, "g2", "b")
+
+    def split():
+        srv.request("GET", a + "/records?timeout=100")
+        srv.request("GET", b + "/records?timeout=100")
+        x, y = assigned(srv, a), assigned(srv, b)
+        return x and y and sorted(x + y) == [0, 1, 2, 3] and (x, y)
+    x, y = wait_for("two instances to split the partitions", split, 60)
+    check(len(x) == 2 and len(y) == 2,
+          "two instances split 4 partitions 2/2: %s %s" % (x, y))
+    srv.ok("DELETE", a)
+    wait_for("b to take over every partition", lambda: (
+        srv.request("GET", b + "/records?timeout=100"),
+        assigned(srv, b) == [0, 1, 2, 3])[1], 60)
+    check(True, "the remaining instance takes over when the other is "
+                "deleted")
+    # Stops polling: leaves after max.poll.interval.ms.
+    c = new_instance(srv, "g2", "c", **{"max.poll.interval.ms": "6000"})
+    wait_for("c to get partitions", lambda: (
+        srv.request("GET", b + "/records?timeout=100"),
+        srv.request("GET", c + "/records?timeout=100"),
+        assigned(srv, c))[2], 60)
+    t0 = time.time()
+    wait_for("b to take over after c stops polling", lambda: (
+        srv.request("GET", b + "/records?timeout=200"),
+        assigned(srv, b) == [0, 1, 2, 3])[1], 60)
+    check(time.time() - t0 >= 4,
+          "an instance not polled within max.poll.interval.ms leaves "
+          "(after %.1f s)" % (time.time() - t0))
+    status, body = srv.request("GET", c + "/assignments")
+    check(status == 404, "the expired instance is gone")
+
+
+def case_bad(srv):
+    setup_topic(srv, "orders", 2)
+    srv.ok("POST", "/consumers/gb", {"name": "x"})
+    inst = "/consumers/gb/instances/x"
+    table = [
+        # (method, path, raw body, content type, status, error_code)
+        ("POST", "/topics/orders", "{not json", JSON_V2, 400, None),
+        ("POST", "/topics/orders", '{"records": 5}', JSON_V2, 400, None),
+        ("POST", "/topics/orders", '{"records": [{"value": 1}], "x": 1}',
+         JSON_V2, 400, None),
+        ("POST", "/topics/orders", '{"records": [{"partition": "a"}]}',
+         JSON_V2, 400, None),
+        ("POST", "/topics/orders", "{}", JSON_V2, 400, None),
+        ("POST", "/topics/orders", '{"records": [{"value": 1}]}',
+         "text/plain", 415, None),
+        ("POST", "/topics/orders",
+         '{"records": [{"value": 1, "partition": 9}]}', JSON_V2, 404, 40402),
+        ("POST", "/topics/nope-" + "x" * 300, '{"records": [{"value": 1}]}',
+         JSON_V2, 404, 40401),
+        ("GET", "/topics/unknown-topic", None, None, 404, 40401),
+        ("POST", "/consumers/gb", '{"name": "x"}', V2, 409, 40902),
+        ("POST", "/consumers/gb", '{"auto.offset.reset": "sideways"}', V2,
+         422, 42204),
+        ("POST", "/consumers/gb", '{"name": 7}', V2, 400, None),
+        ("POST", "/consumers/gb", '{"nmae": "y"}', V2, 400, None),
+        ("POST", inst + "/subscription", "{}", V2, 400, None),
+        ("POST", inst + "/subscription", '{"topics": "orders"}', V2, 400,
+         None),
+        ("POST", inst + "/offsets", '{"offsets": [{"topic": "orders"}]}', V2,
+         400, None),
+        ("GET", "/consumers/gb/instances/nobody/records", None, None, 404,
+         40403),
+        ("POST", "/v1/groups/gb/heartbeat", '{"member_id": "m"}', V2, 400,
+         None),
+        ("POST", "/v1/groups/gb/join", '{"session_timeout_ms": 6000}', V2,
+         400, None),
+        ("POST", "/v1/groups/gb/sync", "[]", V2, 400, None),
+        ("GET", "/no/such/route", None, None, 404, 404),
+        ("DELETE", "/topics", None, None, 405, 405),
+        ("PUT", "/v1/groups/gb/join", "{}", V2, 405, 405),
+        ("GET", "/v1/groups/gb/join", None, None, 405, 405),
+        ("POST", "/topics/orders", '{"records": [{"value": "%s"}]}'
+         % ("x" * 70000), JSON_V2, 413, None),
+    ]
+    for method, path, raw, ctype, status, code in table:
+        got, body = srv.request(method, path, raw=raw, ctype=ctype)
+        ok = (got == status and isinstance(body, dict)
+              and {"error_code", "error_name", "message"} <= body.keys()
+              and (code is None or body["error_code"] == code))
+        check(ok, "%s %s %s -> %d (%s)" % (method, path[:40],
+                                           (raw or "")[:40], got, body)
+              if not ok else "%s %s %s => %d" % (method, path[:40],
+                                                 (raw or "")[:40], status))
+    # Kafka error codes on /v1: a heartbeat from a stranger.
+    res = wait_for("the coordinator to load", lambda: (lambda r: r[
+        "error_code"] != 14 and r)(srv.ok(
+            "POST", "/v1/groups/gb/heartbeat",
+            {"generation_id": 1, "member_id": "stranger"})), 20)
+    check(res["error_code"] == 25 and res["error_name"] == "UNKNOWN_MEMBER_ID",
+          "v1 answers carry Kafka's code and name: %s" % res)
+    # A WebSocket that sends garbage is closed with a reason.
+    ws = WebSocket(srv.port)
+    ws.send("this is not json")
+    ev = ws.recv(5)
+    check(ev and ev["type"] == "error", "garbage on /v1/ws gets an error "
+                                        "event")
+    ws.recv(5)
+    check(ws.closed is not None and "malformed" in ws.closed[1],
+          "... and the socket is closed with a reason: %s" % (ws.closed,))
+    ws.sock.close()
+    check(srv.request("GET", "/healthz")[0] == 200, "the server lives on")
+
+
+def case_ws(srv):
+    setup_topic(srv, "orders", 4)
+    watcher = WebSocket(srv.port)
+    watcher.send({"type": "watch"})
+    m1 = Member(srv.port, "w1", ["orders"], "m1")
+    m1.wait("m1's first assignment",
+            lambda evs: any(e["type"] == "assignment" for e in evs))
+    types = [e["type"] for e in m1.events]
+    check(types[:2] == ["joined", "assignment"]
+          and m1.events[0]["generation"] == 1,
+          "a member sees joined(gen 1) then its assignment")
+    check(partitions_of(m1.events[1]) == [("orders", p) for p in range(4)],
+          "alone, it owns all four partitions")
+    m1.events.clear()
+    m2 = Member(srv.port, "w1", ["orders"], "m2")
+    m1.wait("m1's second assignment",
+            lambda evs: any(e["type"] == "assignment" for e in evs),
+            others=[m2])
+    m2.wait("m2's assignment",
+            lambda evs: any(e["type"] == "assignment" for e in evs),
+            others=[m1])
+    types = [e["type"] for e in m1.events]
+    check(types[:3] == ["rebalance", "joined", "assignment"]
+          and m1.events[1]["generation"] == 2,
+          "a join makes the first member see rebalance, joined(gen 2), "
+          "assignment in that order: %s" % types)
+    split = partitions_of(m1.events[2]) + partitions_of(
+        [e for e in m2.events if e["type"] == "assignment"][-1])
+    check(sorted(split) == [("orders", p) for p in range(4)],
+          "the two members split the partitions")
+    m1.events.clear()
+    m2.ws.close()
+    m1.wait("m1 to own everything again",
+            lambda evs: any(e["type"] == "assignment"
+                            and len(partitions_of(e)) == 4 for e in evs),
+            timeout=20)
+    gen3 = [e for e in m1.events if e["type"] == "joined"][-1]["generation"]
+    check(gen3 == 3, "closing a socket leaves at once: generation 3")
+    seen = []
+    while True:
+        ev = watcher.recv(0.5)
+        if not ev:
+            break
+        seen.append(ev)
+    gens = [e["generation"] for e in seen if e["type"] == "group"
+            and e["group"] == "w1" and e["to"] == "CompletingRebalance"]
+    check(gens == [1, 2, 3], "a watcher sees every generation of w1 in "
+                             "order: %s" % gens)
+    m1.ws.send({"type": "leave"})
+    m1.wait("left", lambda evs: any(e["type"] == "left" for e in evs), 20)
+    check(True, "leave over the socket")
+    m1.ws.close()
+    watcher.close()
+
+
+def case_browser(srv):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        print("chromium not installed: skipped")
+        return 77
+    setup_topic(srv, "orders", 4, 8)
+    a = new_instance(srv, "dash", "a")
+    wait_for("a to be assigned", lambda: (
+        srv.request("GET", a + "/records?timeout=100"), assigned(srv, a))[1])
+    profile = tempfile.mkdtemp(prefix="troupe-chromium-")
+    devtools = free_port()
+    browser = subprocess.Popen(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu",
+         "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync",
+         "--user-data-dir=" + profile, "--window-size=1400,1000",
+         "--remote-debugging-port=%d" % devtools,
+         "http://127.0.0.1:%d/" % srv.port],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def page_ws():
+            try:
+                with urllib.request.urlopen(
+                        "http://127.0.0.1:%d/json/list" % devtools,
+                        timeout=2) as r:
+                    for t in json.load(r):
+                        if t.get("type") == "page":
+                            return t["webSocketDebuggerUrl"]
+            except OSError:
+                return None
+        url = wait_for("chromium's DevTools endpoint", page_ws, 30)
+        path = url.split("/", 3)[3]
+        cdp = WebSocket(devtools, "/" + path)
+        ids = [0]
+
+        def call(method, **params):
+            ids[0] += 1
+            cdp.send({"id": ids[0], "method": method, "params": params})
+            while True:
+                msg = cdp.recv(30)
+                if msg is None:
+                    raise AssertionError("no answer to " + method)
+                if msg.get("id") == ids[0]:
+                    return msg.get("result", {})
+
+        def dom_generation():
+            res = call("Runtime.evaluate", expression=(
+                "(() => { const g = document.querySelector("
+                "'[data-group=\"dash\"]'); return g ? "
+                "g.dataset.generation + '/' + g.dataset.state : ''; })()"),
+                returnByValue=True)
+            return res.get("result", {}).get("value", "")
+        first = wait_for("the dashboard to show group dash",
+                         lambda: dom_generation().endswith("/Stable")
+                         and dom_generation(), 30)
+        check(first.startswith("1/"),
+              "the dashboard shows generation 1: %s" % first)
+        b = new_instance(srv, "dash", "b")  # a rebalance, while it watches
+
+        def keep_polling():
+            srv.request("GET", a + "/records?timeout=100")
+            srv.request("GET", b + "/records?timeout=100")
+            v = dom_generation()
+            return v.startswith("2/") and v.endswith("/Stable") and v
+        second = wait_for("the dashboard to show generation 2", keep_polling,
+                          40, 0)
+        check(second.startswith("2/"), "after the rebalance the DOM shows "
+                                       "generation 2 (live): %s" % second)
+        text = call("Runtime.evaluate",
+                    expression="document.body.innerText",
+                    returnByValue=True)["result"]["value"]
+        check("broker 0" in text and "orders" in text
+              and "PreparingRebalance" in text,
+              "brokers, partitions and the rebalance's transitions are on "
+              "the page")
+        shot = call("Page.captureScreenshot", format="png")
+        out = os.environ.get("SCREENSHOT", os.path.join(
+            os.getcwd(), "dashboard.png"))
+        with open(out, "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+        check(os.path.getsize(out) > 10000, "screenshot saved to " + out)
+        cdp.close()
+    finally:
+        browser.terminate()
+        try:
+            browser.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            browser.kill()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+CASES = {"rest": case_rest, "rebalance": case_rebalance,
+         "bad": case_bad, "ws": case_ws, "browser": case_browser}
+
+
+def main():
+    binary, case = sys.argv[1], sys.argv[2]
+    fn = CASES[case]
+    srv = Server(binary)
+    try:
+        rc = fn(srv) or 0
+    except Exception:
+        srv.log.flush()
+        with open(os.path.join(srv.dir, "troupe.log")) as f:
+            tail = f.read()[-4000:]
+        print("---- troupe log tail ----\n" + tail)
+        srv.stop()
+        raise
+    srv.stop()
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

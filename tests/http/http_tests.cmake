@@ -1,0 +1,25 @@
+# The HTTP/WebSocket gateway against a real `troupe serve` (python3 standard
+# library only; each case starts its own server on free ports with a
+# temporary log.dirs). Included from the top-level CMakeLists.txt.
+
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  set(_gw ${CMAKE_SOURCE_DIR}/tests/http/gateway_e2e.py)
+  foreach(_case IN ITEMS
+      "rest|produces and consumes through a consumer instance"
+      "rebalance|two instances split partitions; one takes over on delete or max.poll.interval.ms"
+      "bad|bad requests get 400/404/405/413/415/422 JSON errors; WebSocket garbage is closed"
+      "ws|a WebSocket member sees rebalance, joined and assignment events in order"
+      "browser|the dashboard in headless Chromium shows a rebalance's new generation")
+    string(FIND "${_case}" "|" _bar)
+    string(SUBSTRING "${_case}" 0 ${_bar} _name)
+    math(EXPR _bar "${_bar} + 1")
+    string(SUBSTRING "${_case}" ${_bar} -1 _what)
+    add_test(NAME "http: ${_what}"
+             COMMAND ${Python3_EXECUTABLE} ${_gw} $<TARGET_FILE:troupe> ${_name}
+             WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+    set_tests_properties("http: ${_what}" PROPERTIES
+      TIMEOUT 240 RUN_SERIAL TRUE
+      ENVIRONMENT "SCREENSHOT=${CMAKE_BINARY_DIR}/dashboard.png")
+  endforeach()
+endif()

@@ -1,0 +1,153 @@
+// troupe's dashboard: polls the /v1 API and listens to group transitions
+// on /v1/ws ({"type":"watch"}) to redraw the moment a rebalance happens.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, attrs = {}, ...children) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else if (k.startsWith("data-")) e.setAttribute(k, v);
+    else if (k === "onclick") e.onclick = v;
+    else e[k] = v;
+  }
+  for (const c of children) e.append(c instanceof Node ? c : String(c));
+  return e;
+};
+
+async function getJson(path) {
+  const res = await fetch(path);
+  if (!res.ok) throw new Error(path + ": " + res.status);
+  return res.json();
+}
+
+function tps(list) {
+  const out = [];
+  for (const t of list || [])
+    for (const p of t.partitions || []) out.push(el("span", { class: "tp" }, `${t.topic}-${p}`));
+  return out.length ? out : [el("span", { class: "empty" }, "nothing assigned")];
+}
+
+// -- brokers ------------------------------------------------------------------------
+
+async function drawBrokers() {
+  const { brokers = [] } = await getJson("/v1/brokers");
+  const box = $("#brokers");
+  box.replaceChildren(...brokers.map((b) => {
+    const action = b.alive ? "stop" : "start";
+    return el("div", { class: "card broker" + (b.alive ? "" : " dead"), "data-broker": b.id },
+      el("h3", {}, `broker ${b.id} `, el("span", { class: "pill " + (b.alive ? "ok" : "off") }, b.alive ? "alive" : "stopped")),
+      el("div", { class: "kv" },
+        "address", el("b", {}, `${b.host}:${b.port}`),
+        "leaders", el("b", {}, b.leaders || 0),
+        "replicas", el("b", {}, b.replicas || 0)),
+      el("button", { onclick: async () => {
+        await fetch(`/v1/brokers/${b.id}/${action}`, { method: "POST" });
+        refresh();
+      } }, action));
+  }));
+}
+
+// -- partitions ---------------------------------------------------------------------
+
+async function drawPartitions() {
+  const { partitions = [] } = await getJson("/v1/partitions");
+  const internal = $("#show-internal").checked;
+  const rows = partitions
+    .filter((p) => internal || !p.topic.startsWith("__"))
+    .map((p) => {
+      const replicas = (p.replicas || []).map((r) => r.broker).sort();
+      const isr = p.isr || [];
+      return el("tr", { "data-tp": `${p.topic}-${p.partition}` },
+        el("td", {}, p.topic), el("td", { class: "num" }, p.partition),
+        el("td", { class: "num" }, p.leader),
+        el("td", {}, replicas.join(", ")),
+        el("td", { class: isr.length < replicas.length ? "isr-short" : "" }, isr.join(", ")),
+        el("td", { class: "num" }, p.log_end_offset), el("td", { class: "num" }, p.high_watermark));
+    });
+  $("#partitions tbody").replaceChildren(...rows);
+}
+
+// -- groups -------------------------------------------------------------------------
+
+const rebalancing = new Set();
+
+async function drawGroups() {
+  const { groups = [] } = await getJson("/v1/groups");
+  const box = $("#groups");
+  if (!groups.length) {
+    box.replaceChildren(el("p", { class: "empty" }, "No groups yet."));
+    return;
+  }
+  const described = await Promise.all(groups.map((g) =>
+    getJson("/v1/groups/" + encodeURIComponent(g.group_id)).catch(() => null)));
+  const cards = described.filter(Boolean).map((g) => {
+    const busy = g.state === "PreparingRebalance" || g.state === "CompletingRebalance";
+    const lag = (g.lag || []).reduce((n, l) => n + Math.max(0, Number(l.lag) || 0), 0);
+    const members = (g.members || []).map((m) =>
+      el("li", {},
+        el("div", { class: m.member_id === g.leader ? "leader" : "" }, m.client_id || "member"),
+        el("div", { class: "id" }, m.member_id),
+        el("div", {}, ...tps(m.assignment))));
+    return el("div", {
+      class: "card group" + (busy || rebalancing.has(g.group_id) ? " rebalancing" : ""),
+      "data-group": g.group_id, "data-generation": g.generation, "data-state": g.state },
+      el("h3", {}, g.group_id + " ", el("span", { class: "pill " + g.state }, g.state)),
+      el("div", { class: "kv" },
+        "generation", el("b", { class: "generation", id: "gen-" + g.group_id }, g.generation),
+        "protocol", el("b", {}, g.protocol || "—"),
+        "members", el("b", {}, (g.members || []).length),
+        "lag", el("b", {}, lag)),
+      el("ul", { class: "members" }, ...members));
+  });
+  box.replaceChildren(...cards);
+}
+
+// -- live events --------------------------------------------------------------------
+
+function logEvent(ev) {
+  const li = el("li", { class: "to-" + ev.to },
+    el("time", {}, new Date(Number(ev.at_ms) || Date.now()).toLocaleTimeString()),
+    el("b", {}, ev.group), ` ${ev.from} → ${ev.to}`,
+    ev.generation ? ` · generation ${ev.generation}` : "",
+    ev.reason ? el("div", { class: "sub" }, ev.reason) : "");
+  $("#events").prepend(li);
+  while ($("#events").children.length > 200) $("#events").lastChild.remove();
+}
+
+function connect() {
+  const ws = new WebSocket(`ws://${location.host}/v1/ws`);
+  ws.onopen = () => {
+    ws.send(JSON.stringify({ type: "watch" }));
+    $("#conn").textContent = "live";
+    $("#conn").className = "pill ok";
+  };
+  ws.onmessage = (msg) => {
+    const ev = JSON.parse(msg.data);
+    if (ev.type !== "group") return;
+    if (ev.to === "PreparingRebalance" || ev.to === "CompletingRebalance") rebalancing.add(ev.group);
+    else rebalancing.delete(ev.group);
+    logEvent(ev);
+    scheduleRefresh();
+  };
+  ws.onclose = () => {
+    $("#conn").textContent = "reconnecting…";
+    $("#conn").className = "pill off";
+    setTimeout(connect, 1000);
+  };
+}
+
+let pending = null;
+function scheduleRefresh() {
+  if (pending) return;
+  pending = setTimeout(() => { pending = null; refresh(); }, 100);
+}
+
+async function refresh() {
+  await Promise.all([drawBrokers(), drawGroups(), drawPartitions()].map((p) => p.catch((e) => console.warn(e))));
+}
+
+$("#show-internal").onchange = refresh;
+connect();
+refresh();
+setInterval(refresh, 2000);
