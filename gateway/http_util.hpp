@@ -15,6 +15,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "domain/error_code.hpp"
+#include "gateway/actor_ask.hpp"
 #include "gateway/http_handler.hpp"
 
 namespace troupe::http {
@@ -24,64 +25,20 @@ using std::chrono::milliseconds;
 /// Broker requests wait this long; the broker's own timeouts come first.
 constexpr milliseconds ask_timeout{35000};
 
-/// Sends `req` to `to` from a short-lived actor and calls `done` with the
-/// answer (nullopt on error or timeout), on a CAF worker thread.
+/// request_one / request_all (gateway/actor_ask.hpp) with the gateway's
+/// timeout.
 template <class Res, class Handle, class Req, class Done>
 void ask(caf::actor_system& sys, Handle to, Req req, Done done,
          milliseconds timeout = ask_timeout) {
-  if (!to) {
-    done(std::optional<Res>{});
-    return;
-  }
-  sys.spawn([to = std::move(to), req = std::move(req), done = std::move(done),
-             timeout](caf::event_based_actor* self) mutable -> caf::behavior {
-    self->request(to, timeout, std::move(req))
-      .then(
-        [self, done](Res& res) mutable {
-          done(std::optional<Res>{std::move(res)});
-          self->quit();
-        },
-        [self, done](caf::error&) mutable {
-          done(std::optional<Res>{});
-          self->quit();
-        });
-    return {[](caf::unit_t) {}};
-  });
+  troupe::request_one<Res>(sys, std::move(to), std::move(req), std::move(done),
+                           timeout);
 }
 
-/// Asks every (handle, request) pair at once; `done` gets all answers in
-/// order once the last one is in.
 template <class Res, class Handle, class Req, class Done>
 void ask_all(caf::actor_system& sys,
              std::vector<std::pair<Handle, Req>> requests, Done done,
              milliseconds timeout = ask_timeout) {
-  struct fan {
-    std::vector<std::optional<Res>> results;
-    size_t outstanding;
-    Done done;
-  };
-  auto n = requests.size();
-  auto f = std::make_shared<fan>(
-    fan{std::vector<std::optional<Res>>(n), n, std::move(done)});
-  if (n == 0) {
-    f->done(std::move(f->results));
-    return;
-  }
-  auto lock = std::make_shared<std::mutex>();
-  for (size_t i = 0; i < n; ++i)
-    ask<Res>(
-      sys, std::move(requests[i].first), std::move(requests[i].second),
-      [f, i, lock](std::optional<Res> res) {
-        bool last = false;
-        {
-          std::lock_guard<std::mutex> guard{*lock};
-          f->results[i] = std::move(res);
-          last = --f->outstanding == 0;
-        }
-        if (last)
-          f->done(std::move(f->results));
-      },
-      timeout);
+  troupe::request_all<Res>(sys, std::move(requests), std::move(done), timeout);
 }
 
 /// Calls `fn` on a CAF worker after `delay`.

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include <caf/all.hpp>
+
+#include "gateway/actor_ask.hpp"
 #include <spdlog/spdlog.h>
 
 namespace k = troupe::kafka;
@@ -43,49 +45,17 @@ kafka_reply frame(const k::request_header& h, const Response& res,
   return out;
 }
 
-/// Sends `requests` to the broker all at once from a short-lived actor and
-/// calls `finish` with every answer (nullopt for a failed one) once the last
-/// has arrived.
+/// Sends `requests` to the broker all at once; `finish` gets every answer
+/// (nullopt for a failed one) once the last has arrived.
 template <class Response, class Request, class Finish>
-void ask_all(caf::actor_system& sys, const broker_actor& broker,
-             milliseconds timeout, std::vector<Request> requests,
-             Finish finish) {
-  sys.spawn([broker, timeout, requests = std::move(requests),
-             finish = std::move(finish)](
-              caf::event_based_actor* self) mutable -> caf::behavior {
-    struct fan_in {
-      std::vector<std::optional<Response>> results;
-      size_t outstanding = 0;
-      Finish finish;
-    };
-    auto fan = std::make_shared<fan_in>(
-      fan_in{std::vector<std::optional<Response>>(requests.size()),
-             requests.size(), std::move(finish)});
-    if (requests.empty()) {
-      fan->finish(std::move(fan->results));
-      self->quit();
-      return {};
-    }
-    auto done = [self, fan] {
-      if (--fan->outstanding == 0) {
-        fan->finish(std::move(fan->results));
-        self->quit();
-      }
-    };
-    for (size_t i = 0; i < requests.size(); ++i)
-      self->request(broker, timeout, std::move(requests[i]))
-        .then(
-          [fan, i, done](Response& res) {
-            fan->results[i] = std::move(res);
-            done();
-          },
-          [done](caf::error& err) {
-            spdlog::warn("kafka: broker request failed: {}", to_string(err));
-            done();
-          });
-    // Keeps the actor alive until the last answer; it never gets a message.
-    return {[](caf::unit_t) {}};
-  });
+void ask_broker(caf::actor_system& sys, const broker_actor& broker,
+                milliseconds timeout, std::vector<Request> requests,
+                Finish finish) {
+  std::vector<std::pair<broker_actor, Request>> to_broker;
+  to_broker.reserve(requests.size());
+  for (auto& r : requests)
+    to_broker.emplace_back(broker, std::move(r));
+  request_all<Response>(sys, std::move(to_broker), std::move(finish), timeout);
 }
 
 /// One request, one answer; a failed request closes the connection.
@@ -95,11 +65,12 @@ void ask_one(caf::actor_system& sys, const broker_actor& broker,
              Answer answer) {
   std::vector<Request> requests;
   requests.push_back(std::move(request));
-  ask_all<Response>(sys, broker, timeout, std::move(requests),
-                    [reply = std::move(reply), answer = std::move(answer)](
-                      std::vector<std::optional<Response>> results) mutable {
-                      reply(results[0] ? answer(*results[0]) : close_reply());
-                    });
+  ask_broker<Response>(sys, broker, timeout, std::move(requests),
+                       [reply = std::move(reply), answer = std::move(answer)](
+                         std::vector<std::optional<Response>> results) mutable {
+                         reply(results[0] ? answer(*results[0])
+                                          : close_reply());
+                       });
 }
 
 std::string group_of(const std::optional<std::string>& x) {
@@ -175,7 +146,7 @@ struct handler {
     }
     auto acks = req.acks;
     auto timeout = milliseconds{std::max(req.timeout_ms, 0)} + default_timeout;
-    ask_all<produce_response>(
+    ask_broker<produce_response>(
       sys, ctx.broker, timeout, std::move(parts),
       [h = header, acks, shape = std::move(shape), reply = std::move(reply)](
         std::vector<std::optional<produce_response>> results) mutable {
@@ -216,7 +187,7 @@ struct handler {
       shape.responses.push_back(std::move(tr));
     }
     auto timeout = milliseconds{std::max(req.max_wait_ms, 0)} + default_timeout;
-    ask_all<fetch_response>(
+    ask_broker<fetch_response>(
       sys, ctx.broker, timeout, std::move(parts),
       [h = header, shape = std::move(shape), reply = std::move(reply)](
         std::vector<std::optional<fetch_response>> results) mutable {
@@ -251,7 +222,7 @@ struct handler {
       }
       shape.topics.push_back(std::move(tr));
     }
-    ask_all<list_offsets_response>(
+    ask_broker<list_offsets_response>(
       sys, ctx.broker, default_timeout, std::move(parts),
       [h = header, shape = std::move(shape), reply = std::move(reply)](
         std::vector<std::optional<list_offsets_response>> results) mutable {
