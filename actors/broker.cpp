@@ -77,8 +77,12 @@ group_coordinator_actor create_group(broker_ptr self,
                                      const std::string& group_id,
                                      loaded_group loaded = {}) {
   auto& st = self->state;
-  auto seed = st.config.seed != 0 ? st.config.seed + st.next_seed++
-                                  : std::random_device{}();
+  // A fixed seed (tests) still differs per broker: a group that moves to
+  // another coordinator must not hand out its members' ids again.
+  auto seed = st.config.seed != 0
+                ? st.config.seed + st.next_seed++
+                    + (static_cast<uint64_t>(st.node_id) << 32)
+                : std::random_device{}();
   topic_partition tp{
     offsets_topic,
     offsets_partition_for(group_id,
@@ -259,16 +263,33 @@ bool still_loading(broker_ptr self, const offsets_load& load) {
   return i != self->state.loading.end() && i->second == load.token;
 }
 
+/// The stored group metadata as the group state machine rebuilds it.
+group_snapshot to_snapshot(const stored_group& g) {
+  group_snapshot s{g.generation, g.protocol_type, g.protocol, g.leader, {}};
+  for (auto& m : g.members) {
+    group_member gm;
+    gm.member_id = m.member_id;
+    gm.group_instance_id = m.group_instance_id;
+    gm.client_id = m.client_id;
+    gm.client_host = m.client_host;
+    gm.protocol_type = g.protocol_type;
+    gm.protocols = {{g.protocol, m.subscription}};
+    gm.session_timeout_ms = m.session_timeout_ms;
+    gm.rebalance_timeout_ms = m.rebalance_timeout_ms;
+    gm.assignment = m.assignment;
+    s.members.push_back(std::move(gm));
+  }
+  return s;
+}
+
 /// Hands the replayed groups to new coordinators and opens the partition.
 void finish_load(broker_ptr self, std::shared_ptr<offsets_load> load) {
   auto& st = self->state;
   std::map<std::string, loaded_group> groups;
   for (auto& [id, offsets] : load->state.offsets)
     groups[id].offsets = offsets;
-  for (auto& [id, g] : load->state.groups) {
-    groups[id].generation = g.generation;
-    groups[id].protocol_type = g.protocol_type;
-  }
+  for (auto& [id, g] : load->state.groups)
+    groups[id].snapshot = to_snapshot(g);
   size_t created = 0;
   for (auto& [id, loaded] : groups) {
     if (st.groups.count(id) || coordinator_for(self, id) != st.node_id)
@@ -528,15 +549,11 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       return res;
     },
     [self](metadata_request& req) -> caf::result<metadata_response> {
-      auto rp = self->make_response_promise<metadata_response>();
-      self->request(self->state.controller, internal_timeout, std::move(req))
-        .then(
-          [self, rp](metadata_response& res) mutable {
-            res.brokers = self->state.peers;
-            rp.deliver(std::move(res));
-          },
-          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
-      return rp;
+      // A stopped broker is down for its clients: they see its connection
+      // fail and ask a live broker, whose answer lists only live brokers.
+      if (!self->state.alive)
+        return caf::make_error(caf::sec::request_receiver_down);
+      return self->delegate(self->state.controller, std::move(req));
     },
     [self](create_topics_request& req) {
       return self->delegate(self->state.controller, std::move(req));

@@ -62,7 +62,10 @@ void schedule_rejoin(consumer_ptr self, int64_t delay_ms) {
   self->delayed_send(self, ms(delay_ms), rejoin_tick{epoch});
 }
 
+void drop_commits(consumer_ptr self, error_code e);
+
 void fail(consumer_ptr self, error_code e) {
+  drop_commits(self, e);
   auto& st = self->state;
   spdlog::warn("consumer {}: stopped by {}", st.config.name, error_name(e));
   st.phase = "failed";
@@ -91,11 +94,16 @@ void reset_generation(consumer_ptr self, bool reset_member_id) {
     st.member_id.clear();
 }
 
+/// Kafka's markCoordinatorUnknown. A member of a generation keeps it and,
+/// once it found the new coordinator (which loaded the group from
+/// __consumer_offsets), goes on heartbeating there: a coordinator move is
+/// no rebalance. A member that was joining joins again there.
 void coordinator_unknown(consumer_ptr self) {
   auto& st = self->state;
   st.coordinator = nullptr;
   st.group = nullptr;
-  st.phase = "unjoined";
+  if (st.phase != "stable")
+    st.phase = "unjoined";
   stop_heartbeats(self);
   ++st.join_epoch;
   schedule_rejoin(self, st.config.retry_backoff_ms);
@@ -103,6 +111,9 @@ void coordinator_unknown(consumer_ptr self) {
 
 void join(consumer_ptr self);
 void discover(consumer_ptr self);
+void retry_commits(consumer_ptr self);
+void expire_commits(consumer_ptr self);
+void learn_broker(consumer_ptr self, const caf::actor& handle);
 
 /// Errors shared by every coordinator request; true when handled.
 bool handle_coordinator_error(consumer_ptr self, error_code e) {
@@ -282,6 +293,8 @@ void assign_and_sync(consumer_ptr self, join_group_response& r) {
       [self, epoch, subs, assignor](metadata_response& res) {
         if (epoch != self->state.join_epoch)
           return;
+        for (auto& b : res.brokers)
+          learn_broker(self, b.handle);
         partition_counts counts;
         for (auto& t : res.topics)
           if (t.error == error_code::none && t.partitions > 0)
@@ -387,33 +400,149 @@ void join(consumer_ptr self) {
       });
 }
 
+void learn_broker(consumer_ptr self, const caf::actor& handle) {
+  auto b = caf::actor_cast<broker_actor>(handle);
+  auto& known = self->state.brokers;
+  if (b && std::find(known.begin(), known.end(), b) == known.end())
+    known.push_back(std::move(b));
+}
+
 void discover(consumer_ptr self) {
   auto& st = self->state;
-  st.phase = "unjoined";
+  if (st.phase != "stable")
+    st.phase = "unjoined";
   auto epoch = ++st.join_epoch;
+  // A broker that failed us is skipped next time.
+  auto next = [self] {
+    ++self->state.next_broker;
+    expire_commits(self);
+    schedule_rejoin(self, self->state.config.retry_backoff_ms);
+  };
+  auto& ask = st.brokers[st.next_broker % st.brokers.size()];
   self
-    ->request(st.bootstrap, ms(st.config.request_timeout_ms),
+    ->request(ask, ms(st.config.request_timeout_ms),
               find_coordinator_request{st.config.group_id})
     .then(
-      [self, epoch](find_coordinator_response& r) {
+      [self, epoch, next](find_coordinator_response& r) {
         auto& st = self->state;
         if (epoch != st.join_epoch)
           return;
         if (r.error != error_code::none) {
           if (is_retriable(r.error))
-            schedule_rejoin(self, st.config.retry_backoff_ms);
+            next();
           else
             fail(self, r.error);
           return;
         }
+        learn_broker(self, r.broker);
         st.coordinator = caf::actor_cast<broker_actor>(r.broker);
         st.group = st.coordinator;
-        join(self);
+        retry_commits(self);
+        if (st.phase == "stable")
+          start_heartbeats(self);
+        else
+          join(self);
       },
-      [self, epoch](caf::error&) {
+      [self, epoch, next](caf::error&) {
         if (epoch == self->state.join_epoch)
-          schedule_rejoin(self, self->state.config.retry_backoff_ms);
+          next();
       });
+}
+
+// -- OffsetCommit ---------------------------------------------------------------
+
+using waiting_commit = consumer_state::waiting_commit;
+
+bool is_coordinator_error(error_code e) {
+  return e == error_code::not_coordinator
+         || e == error_code::coordinator_not_available
+         || e == error_code::coordinator_load_in_progress;
+}
+
+void answer_commit(waiting_commit& c, error_code e) {
+  offset_commit_response res;
+  for (auto& p : c.request.partitions)
+    res.partitions.push_back({p.topic, p.partition, e});
+  c.promise.deliver(std::move(res));
+}
+
+/// Waits for the coordinator to be found again, then sends the commit again.
+void park_commit(consumer_ptr self, waiting_commit c) {
+  auto& st = self->state;
+  st.waiting_commits.push_back(std::move(c));
+  if (st.coordinator)
+    coordinator_unknown(self);
+}
+
+void send_commit(consumer_ptr self, waiting_commit c) {
+  auto& st = self->state;
+  if (!st.coordinator) {
+    park_commit(self, std::move(c));
+    return;
+  }
+  // Always the current generation: a commit retried after a rebalance is
+  // fenced or accepted as Kafka would judge it now.
+  c.request.generation_id = st.generation;
+  c.request.member_id = st.member_id;
+  auto req = c.request;
+  self->request(st.group, ms(st.config.request_timeout_ms), std::move(req))
+    .then(
+      [self, c](offset_commit_response& res) mutable {
+        auto retry = !res.partitions.empty()
+                     && is_coordinator_error(res.partitions.front().error)
+                     && now_ms(self) < c.deadline_ms;
+        if (retry) {
+          park_commit(self, std::move(c));
+          return;
+        }
+        // Kafka's OffsetCommitResponseHandler: a fenced commit means the
+        // membership is stale; rejoin.
+        for (auto& p : res.partitions) {
+          if (p.error == error_code::illegal_generation
+              || p.error == error_code::unknown_member_id) {
+            if (self->state.phase == "stable") {
+              reset_generation(self, p.error == error_code::unknown_member_id);
+              join(self);
+            }
+            break;
+          }
+        }
+        c.promise.deliver(std::move(res));
+      },
+      [self, c](caf::error& err) mutable {
+        if (now_ms(self) < c.deadline_ms)
+          park_commit(self, std::move(c));
+        else
+          c.promise.deliver(std::move(err));
+      });
+}
+
+/// The coordinator is known again: commits waiting for it go out; those
+/// past their deadline get COORDINATOR_NOT_AVAILABLE.
+void retry_commits(consumer_ptr self) {
+  auto waiting = std::exchange(self->state.waiting_commits, {});
+  for (auto& c : waiting)
+    send_commit(self, std::move(c));
+}
+
+/// The consumer stops: every commit still waiting gets `e`.
+void drop_commits(consumer_ptr self, error_code e) {
+  for (auto& c : std::exchange(self->state.waiting_commits, {}))
+    answer_commit(c, e);
+}
+
+/// Discovery failed again: commits past their deadline give up.
+void expire_commits(consumer_ptr self) {
+  auto& waiting = self->state.waiting_commits;
+  auto now = now_ms(self);
+  for (auto i = waiting.begin(); i != waiting.end();) {
+    if (now >= i->deadline_ms) {
+      answer_commit(*i, error_code::coordinator_not_available);
+      i = waiting.erase(i);
+    } else {
+      ++i;
+    }
+  }
 }
 
 consumer_status status_of(const consumer_state& st) {
@@ -431,46 +560,21 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
   st.cooperative =
     protocol_of(config.assignors) == rebalance_protocol::cooperative;
   st.config = std::move(config);
-  st.bootstrap = std::move(bootstrap);
+  st.brokers.push_back(std::move(bootstrap));
   st.listener = std::move(listener);
   discover(self);
   return {
     [self](consumer_status_request&) { return status_of(self->state); },
     [self](consumer_commit& req) -> caf::result<offset_commit_response> {
       auto& st = self->state;
-      if (!st.coordinator) {
-        offset_commit_response res;
-        for (auto& p : req.offsets)
-          res.partitions.push_back(
-            {p.topic, p.partition, error_code::coordinator_not_available});
-        return res;
-      }
       offset_commit_request out;
       out.group_id = st.config.group_id;
-      out.generation_id = st.generation;
       out.member_id = st.member_id;
       out.group_instance_id = st.config.group_instance_id;
       out.partitions = std::move(req.offsets);
       auto rp = self->make_response_promise<offset_commit_response>();
-      self->request(st.group, ms(st.config.request_timeout_ms), out)
-        .then(
-          [self, rp](offset_commit_response& res) mutable {
-            // Kafka's OffsetCommitResponseHandler: a fenced commit means
-            // the membership is stale; rejoin.
-            for (auto& p : res.partitions) {
-              if (p.error == error_code::illegal_generation
-                  || p.error == error_code::unknown_member_id) {
-                if (self->state.phase == "stable") {
-                  reset_generation(self,
-                                   p.error == error_code::unknown_member_id);
-                  join(self);
-                }
-                break;
-              }
-            }
-            rp.deliver(std::move(res));
-          },
-          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+      send_commit(self, {std::move(out), rp,
+                         now_ms(self) + st.config.request_timeout_ms});
       return rp;
     },
     [self](consumer_close&) -> caf::result<consumer_status> {
@@ -480,6 +584,7 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
       ++st.rejoin_epoch;
       if (!st.owned.empty())
         emit(self, consumer_event_kind::revoked, std::exchange(st.owned, {}));
+      drop_commits(self, error_code::coordinator_not_available);
       auto rp = self->make_response_promise<consumer_status>();
       auto finish = [self, rp]() mutable {
         self->state.phase = "closed";

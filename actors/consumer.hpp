@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <caf/typed_response_promise.hpp>
+
 #include "domain/assignors/assignor.hpp"
 #include "messages/interfaces.hpp"
 
@@ -44,7 +46,11 @@ struct consumer_config {
 /// listener.
 struct consumer_state {
   consumer_config config;
-  broker_actor bootstrap;
+  /// Brokers to ask for the coordinator: the bootstrap broker first, then
+  /// every broker a FindCoordinator or Metadata answer named, tried in turn
+  /// when one fails (Kafka clients pick any known broker).
+  std::vector<broker_actor> brokers;
+  size_t next_broker = 0;
   /// The coordinating broker (FindCoordinator's answer).
   broker_actor coordinator;
   /// Where group requests go: the broker until a JoinGroup answer arrives,
@@ -67,6 +73,16 @@ struct consumer_state {
   int32_t last_assignment_generation = -1;
   error_code last_error = error_code::none;
   bool cooperative = false;
+
+  /// Commits waiting for the coordinator to be found again: Kafka's
+  /// commitSync retries coordinator errors until its deadline (here
+  /// request.timeout.ms after the commit was asked for).
+  struct waiting_commit {
+    offset_commit_request request;
+    caf::typed_response_promise<offset_commit_response> promise;
+    int64_t deadline_ms = 0;
+  };
+  std::vector<waiting_commit> waiting_commits;
 
   /// Guards against stale answers and timers: every new join bumps it.
   uint64_t join_epoch = 0;

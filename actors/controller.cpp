@@ -143,6 +143,10 @@ controller_actor::behavior_type controller(controller_ptr self,
     [self](metadata_request& req) {
       auto& st = self->state;
       metadata_response res;
+      // Kafka's metadata cache holds the live brokers only.
+      for (auto& b : st.brokers)
+        if (st.metadata.is_alive(b.node_id))
+          res.brokers.push_back(b);
       if (req.topics.empty()) {
         for (auto& [name, partitions] : st.metadata.topics())
           res.topics.push_back(describe(st, name));

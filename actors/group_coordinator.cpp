@@ -225,8 +225,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
   config.store_before_sync = offsets_log != nullptr;
   st.g = std::make_unique<group>(std::move(group_id), config, std::move(store),
                                  seed);
-  if (loaded.generation > 0 || !loaded.protocol_type.empty())
-    st.g->restore(loaded.generation, loaded.protocol_type);
+  st.g->restore(std::move(loaded.snapshot), now_ms(self));
   st.listener = std::move(listener);
   st.offsets_log = std::move(offsets_log);
   st.offsets_partition = std::move(offsets_partition);
@@ -235,6 +234,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
   self->set_exit_handler([self](caf::exit_msg& msg) {
     tear_down(self, error_code::not_coordinator, msg.reason);
   });
+  apply_effects(self); // the sessions of restored members
   return {
     [self](join_group_request& req) -> caf::result<join_group_response> {
       count(metrics().joins);

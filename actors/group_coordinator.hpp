@@ -53,8 +53,9 @@ using group_coordinator_ptr =
 
 /// What a coordinator taking over a group loads from __consumer_offsets.
 struct loaded_group {
-  int32_t generation = 0;
-  std::string protocol_type;
+  /// The group metadata last stored, with its members (none: only offsets
+  /// were committed, a standalone group).
+  group_snapshot snapshot;
   std::map<topic_partition, committed_offset> offsets;
 };
 

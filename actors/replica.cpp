@@ -261,6 +261,10 @@ void send_alter_isr(replica_ptr self) {
         if (r.state.leader != st.broker_id
             || r.state.leader_epoch != L.leader_epoch())
           return; // leadership moved; the controller's update follows
+        if (r.state.partition_epoch < st.metadata->partition_epoch) {
+          after_leader_change(self); // a newer state arrived first
+          return;
+        }
         if (r.error == error_code::none) {
           auto after = r.state.isr.size();
           (after < before ? metrics().isr_shrinks : metrics().isr_expands)++;
@@ -614,9 +618,18 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
         st.metadata && st.metadata->leader == u.state.leader
         && st.metadata->leader_epoch == u.state.leader_epoch
         && (st.current == role::leader || st.current == role::follower);
+      if (st.metadata && same_leadership
+          && u.state.partition_epoch < st.metadata->partition_epoch)
+        return; // an ISR change we already know a newer one of
       st.metadata = std::move(u.state);
-      if (!same_leadership)
+      if (!same_leadership) {
         become(self);
+      } else if (st.current == role::leader) {
+        // The controller changed the ISR itself (a broker stopped): the
+        // high watermark moves over the remaining ISR at once.
+        st.leader->apply_isr(st.metadata->isr);
+        after_leader_change(self);
+      }
     },
     [self](isr_expiration_tick& t) {
       auto& st = self->state;

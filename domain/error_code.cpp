@@ -144,6 +144,8 @@ constexpr error_info errors[] = {
    false},
   {error_code::invalid_update_version, "INVALID_UPDATE_VERSION",
    "The given update version was invalid.", false},
+  {error_code::ineligible_replica, "INELIGIBLE_REPLICA",
+   "The new ISR contains at least one ineligible replica.", false},
 };
 
 const error_info* find(error_code code) noexcept {

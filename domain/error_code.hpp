@@ -56,6 +56,7 @@ enum class error_code : int16_t {
   fenced_instance_id = 82,
   invalid_record = 87,
   invalid_update_version = 95,
+  ineligible_replica = 107,
 };
 
 /// Kafka's upper-case name, e.g. "ILLEGAL_GENERATION".

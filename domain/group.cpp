@@ -168,6 +168,10 @@ group::join_new_member(const join_group_request& req, int64_t now_ms) {
   auto prefix =
     req.group_instance_id.empty() ? req.client_id : req.group_instance_id;
   auto new_member_id = generate_member_id(prefix);
+  // A UUID never repeats in practice; a group loaded from another
+  // coordinator must not hand out an id it already holds even then.
+  while (has_member(new_member_id) || is_pending_member(new_member_id))
+    new_member_id = generate_member_id(prefix);
   if (!req.group_instance_id.empty()) {
     // KIP-345: a static member is known by its instance id; it never needs
     // MEMBER_ID_REQUIRED.
@@ -918,6 +922,31 @@ void group::shutdown(error_code reason) {
 }
 
 // -- membership -------------------------------------------------------------------
+
+void group::restore(group_snapshot snapshot, int64_t now_ms) {
+  if (!members_.empty() || state_ != group_state::empty)
+    invariant_failed(group_id_, "restore into a group that is in use");
+  generation_ = snapshot.generation;
+  protocol_type_ = std::move(snapshot.protocol_type);
+  if (snapshot.members.empty() || snapshot.protocol_name.empty())
+    return; // Kafka loads a group without members as Empty
+  for (auto& m : snapshot.members) {
+    m.last_heartbeat_ms = now_ms;
+    m.awaiting_join = m.awaiting_sync = m.is_new = false;
+    if (m.is_static())
+      static_members_[m.group_instance_id] = m.member_id;
+    auto timeout = m.session_timeout_ms;
+    auto& added = add_member(std::move(m));
+    start_session(added.member_id, timeout);
+  }
+  protocol_name_ = std::move(snapshot.protocol_name);
+  leader_ = has_member(snapshot.leader)
+              ? snapshot.leader
+              : members_in_join_order().front()->member_id;
+  // Loading sets the state directly, as Kafka's loadGroup does: no
+  // transition happened on this coordinator.
+  state_ = group_state::stable;
+}
 
 group_member& group::add_member(group_member m) {
   if (members_.empty())

@@ -62,6 +62,18 @@ struct group_member {
   const bytes* metadata_for(std::string_view protocol) const noexcept;
 };
 
+/// The group as a coordinator stored it after a rebalance (Kafka's
+/// GroupMetadataValue): what a new coordinator rebuilds it from.
+struct group_snapshot {
+  int32_t generation = 0;
+  std::string protocol_type;
+  std::string protocol_name;
+  std::string leader;
+  /// In join order; each with the chosen protocol's metadata as its only
+  /// protocol, its assignment and its timeouts.
+  std::vector<group_member> members;
+};
+
 /// A timer the caller arms; when it fires, the caller hands the epoch back.
 /// A newer arm of the same timer makes older epochs stale.
 struct timer_request {
@@ -165,14 +177,16 @@ public:
 
   // -- loading -----------------------------------------------------------------------
 
-  /// A coordinator taking the group over from __consumer_offsets keeps its
-  /// generation and protocol type, so generations never repeat. Members of
-  /// the stored generation are not restored: they rejoin (UNKNOWN_MEMBER_ID
-  /// on their next heartbeat), which costs one rebalance.
-  void restore(int32_t generation, std::string protocol_type) {
-    generation_ = generation;
-    protocol_type_ = std::move(protocol_type);
-  }
+  /// A coordinator taking the group over from __consumer_offsets rebuilds it
+  /// from the group metadata last stored (Kafka's
+  /// GroupMetadataManager.loadGroup and GroupCoordinator.onGroupLoaded):
+  /// generation, protocol type and name, leader and every member with its
+  /// metadata and assignment. With members the group is Stable and each
+  /// member's session starts afresh now, so members that heartbeat to the
+  /// new coordinator with the current generation carry on without a
+  /// rebalance; without members it is Empty and keeps its generation, so
+  /// generations never repeat.
+  void restore(group_snapshot snapshot, int64_t now_ms);
 
   /// The group metadata asked for by a store_group effect was written
   /// (error none) or not: Kafka's storeGroup callback in doSyncGroup. On

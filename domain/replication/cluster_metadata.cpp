@@ -54,17 +54,37 @@ cluster_metadata::broker_stopped(int32_t broker_id, bool unclean) {
   if (!is_alive(broker_id))
     return changes;
   brokers_[broker_id] = false;
+  // Kafka's KafkaController.onBrokerFailure: every replica on the broker
+  // goes offline at once (ReplicaStateMachine's OfflineReplica), not after
+  // replica.lag.time.max.ms.
   for (auto& [topic, partitions] : topics_) {
     for (size_t i = 0; i < partitions.size(); ++i) {
       auto& p = partitions[i];
-      if (p.leader != broker_id)
+      if (!contains(p.replicas, broker_id))
         continue;
-      auto next = elect(p, unclean);
-      p.leader = next ? *next : -1;
-      ++p.leader_epoch;
+      // The last ISR member stays the ISR, so that a clean election can
+      // pick it when it returns (Kafka keeps it too, with leader -1).
+      auto isr = p.isr;
+      isr.erase(std::remove(isr.begin(), isr.end(), broker_id), isr.end());
+      if (isr.empty())
+        isr = p.isr;
+      if (p.leader == broker_id) {
+        // OfflinePartitionLeaderElectionStrategy over the remaining ISR.
+        p.isr = isr;
+        auto next = elect(p, unclean);
+        p.leader = next ? *next : -1;
+        ++p.leader_epoch;
+        if (next && !contains(p.isr, *next))
+          p.isr = {*next}; // unclean: the new leader's log is the truth
+      } else if (isr != p.isr) {
+        // Only the ISR changes: the leader keeps its epoch, as KRaft's
+        // PartitionChangeBuilder does, so its produces in flight go on and
+        // the high watermark advances over the remaining ISR.
+        p.isr = isr;
+      } else {
+        continue;
+      }
       ++p.partition_epoch;
-      if (next && !contains(p.isr, *next))
-        p.isr = {*next}; // unclean: the new leader's log is the truth
       changes.push_back({{topic, static_cast<int32_t>(i)}, p});
     }
   }
@@ -165,6 +185,11 @@ error_code cluster_metadata::alter_isr(const topic_partition& tp,
   for (auto id : isr)
     if (!contains(p.replicas, id))
       return error_code::invalid_request;
+  // KIP-841: a leader may not add a replica whose broker is down (a fetch
+  // sent just before the broker stopped would otherwise bring it back).
+  for (auto id : isr)
+    if (!contains(p.isr, id) && !is_alive(id))
+      return error_code::ineligible_replica;
   p.isr = isr;
   ++p.partition_epoch;
   return error_code::none;

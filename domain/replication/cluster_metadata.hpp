@@ -62,11 +62,13 @@ public:
     return brokers_;
   }
 
-  /// A broker stopped: every partition it led gets a new leader from the
-  /// ISR, in assignment order, with leader epoch + 1 — or, with
+  /// A broker stopped (Kafka's onBrokerFailure): it leaves the ISR of every
+  /// partition it hosts at once, except where it is the last ISR member;
+  /// every partition it led gets a new leader from the remaining ISR, in
+  /// assignment order, with leader epoch + 1 — or, with
   /// unclean.leader.election.enable, from the live replicas; otherwise it
-  /// goes offline (leader -1). Its place in ISRs is left to the leaders'
-  /// isr-expiration, as the issue asks.
+  /// goes offline (leader -1) keeping its ISR. Returns every partition that
+  /// changed.
   std::vector<partition_change> broker_stopped(int32_t broker_id,
                                                bool unclean_election);
 
@@ -97,8 +99,9 @@ public:
 
   /// The leader asks to store `isr`. Refused with NOT_LEADER_OR_FOLLOWER when
   /// the asker is not the leader, FENCED_LEADER_EPOCH (74) for an old epoch,
-  /// INVALID_UPDATE_VERSION (96) for a stale partition epoch, INVALID_REQUEST
-  /// when the ISR lacks the leader or names non-replicas.
+  /// INVALID_UPDATE_VERSION (95) for a stale partition epoch, INVALID_REQUEST
+  /// when the ISR lacks the leader or names non-replicas, INELIGIBLE_REPLICA
+  /// (107) when it adds a replica whose broker is down.
   error_code alter_isr(const topic_partition& tp, int32_t leader,
                        int32_t leader_epoch, int32_t partition_epoch,
                        const std::vector<int32_t>& isr);

@@ -1,6 +1,8 @@
 // The controller actor: topics with replicas, failover on a broker stop,
 // AlterIsr, and metadata that survives a restart.
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -64,8 +66,13 @@ TEST_CASE("a stopped broker's partitions get a new leader from the ISR with "
     fx.ask<leadership_update>(fx.ctl, broker_status_change{0, false});
   REQUIRE(update.ready());
   size_t moved = 0; // __consumer_offsets partitions move too
-  for (auto& p : update.get().partitions)
-    moved += p.topic == "orders";
+  for (auto& p : update.get().partitions) {
+    if (p.topic != "orders")
+      continue;
+    auto& isr = p.state.isr;
+    CHECK(std::find(isr.begin(), isr.end(), 0) == isr.end());
+    moved += std::count(led_by_0.begin(), led_by_0.end(), p.state.partition);
+  }
   CHECK(moved == led_by_0.size());
   auto after = fx.partition("orders", led_by_0.front());
   CHECK(after.leader != 0);

@@ -1,6 +1,8 @@
 // The controller's metadata: Kafka's replica assignment, leader election on
 // broker failure, and AlterIsr validation.
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "domain/replication/cluster_metadata.hpp"
@@ -57,7 +59,7 @@ TEST_CASE("a stopped leader is replaced by the first live ISR replica in "
   m.create_topic("t", 3, 3);
   auto before = *m.partition({"t", 0}); // replicas {0, 1, 2}
   auto changes = m.broker_stopped(0, false);
-  REQUIRE(changes.size() == 1);
+  REQUIRE(changes.size() == 3); // one new leader, two ISR shrinks
   auto& p = *m.partition({"t", 0});
   CHECK(p.leader == 1);
   CHECK(p.leader_epoch == before.leader_epoch + 1);
@@ -112,4 +114,76 @@ TEST_CASE("an ISR change from a stale leader epoch or version is refused") {
         == error_code::fenced_leader_epoch);
   CHECK(m.alter_isr({"nope", 0}, 0, 0, 0, {0})
         == error_code::unknown_topic_or_partition);
+}
+
+TEST_CASE("a stopped follower leaves the ISR of every partition at once and "
+          "the leaders keep their epoch") {
+  auto m = with_brokers(3);
+  m.create_topic("t", 3, 3);
+  std::vector<partition_state> before;
+  for (int p = 0; p < 3; ++p)
+    before.push_back(*m.partition({"t", p}));
+  auto changes = m.broker_stopped(2, false);
+  CHECK(changes.size() == 3); // broker 2 hosts a replica of each partition
+  for (int p = 0; p < 3; ++p) {
+    auto& now = *m.partition({"t", p});
+    INFO("partition " << p);
+    CHECK(std::find(now.isr.begin(), now.isr.end(), 2) == now.isr.end());
+    CHECK(now.isr.size() == 2);
+    CHECK(now.partition_epoch == before[p].partition_epoch + 1);
+    if (before[p].leader != 2) {
+      CHECK(now.leader == before[p].leader);
+      CHECK(now.leader_epoch == before[p].leader_epoch);
+    } else {
+      CHECK(now.leader != 2);
+      CHECK(now.leader_epoch == before[p].leader_epoch + 1);
+    }
+  }
+}
+
+TEST_CASE("a stopped leader's partition gets a new leader and an ISR "
+          "without it") {
+  auto m = with_brokers(3);
+  m.create_topic("t", 1, 3); // replicas {0, 1, 2}
+  m.broker_stopped(0, false);
+  auto& p = *m.partition({"t", 0});
+  CHECK(p.leader == 1);
+  CHECK(p.isr == v({1, 2}));
+  CHECK(p.replicas == v({0, 1, 2})); // the assignment itself stays
+}
+
+TEST_CASE("stopping the only ISR member leaves the partition offline with "
+          "that ISR; its return brings it back as leader") {
+  auto m = with_brokers(3);
+  m.create_topic("t", 1, 3);
+  m.broker_stopped(2, false);
+  m.broker_stopped(1, false);
+  CHECK(m.partition({"t", 0})->isr == v({0}));
+  CHECK(m.partition({"t", 0})->leader == 0);
+  auto epoch = m.partition({"t", 0})->leader_epoch;
+  m.broker_stopped(0, false);
+  CHECK(m.partition({"t", 0})->leader == -1);
+  CHECK(m.partition({"t", 0})->isr == v({0}));
+  // Replicas that were not in sync do not lead without unclean election.
+  CHECK(m.broker_started(1, false).empty());
+  CHECK(m.partition({"t", 0})->leader == -1);
+  auto changes = m.broker_started(0, false);
+  REQUIRE(changes.size() == 1);
+  CHECK(m.partition({"t", 0})->leader == 0);
+  CHECK(m.partition({"t", 0})->leader_epoch == epoch + 2);
+  CHECK(m.partition({"t", 0})->isr == v({0}));
+}
+
+TEST_CASE("an ISR expansion naming a stopped broker is refused with "
+          "INELIGIBLE_REPLICA") {
+  auto m = with_brokers(3);
+  m.create_topic("t", 1, 3);
+  m.broker_stopped(2, false);
+  auto p = *m.partition({"t", 0});
+  REQUIRE(p.isr == v({0, 1}));
+  CHECK(m.alter_isr({"t", 0}, 0, p.leader_epoch, p.partition_epoch, {0, 1, 2})
+        == error_code::ineligible_replica);
+  m.broker_started(2, false);
+  CHECK(m.alter_isr({"t", 0}, 0, p.leader_epoch, p.partition_epoch, {0, 1, 2})
+        == error_code::none);
 }

@@ -168,8 +168,7 @@ TEST_CASE("a failed group metadata write answers SyncGroup with the error "
   d.advance(0);
   auto generation = d.g.generation();
   CHECK(d.sync(a, {{a, b("A")}}).parked());
-  d.g.on_group_stored(generation, error_code::coordinator_not_available,
-                      d.now);
+  d.g.on_group_stored(generation, error_code::coordinator_not_available, d.now);
   d.drain();
   CHECK(d.synced.at(a).error == error_code::coordinator_not_available);
   CHECK(d.synced.at(a).assignment.empty());
@@ -748,4 +747,120 @@ TEST_CASE("member ids are the client id and a version-4 UUID, as Kafka's") {
     "-[0-9a-f]{12}"};
   CHECK(std::regex_match(id, uuid));
   CHECK(d.join_new() != id);
+}
+
+// -- loading a group on a new coordinator ------------------------------------------------
+
+namespace {
+
+/// What a coordinator stored for a Stable group of `d`, as a new coordinator
+/// replays it (Kafka's GroupMetadataValue).
+group_snapshot snapshot_of(const group& g) {
+  group_snapshot s{
+    g.generation(), g.protocol_type(), g.protocol_name(), g.leader(), {}};
+  for (auto m : g.members_in_join_order()) {
+    auto copy = *m;
+    copy.protocols = {{g.protocol_name(), *m->metadata_for(g.protocol_name())}};
+    s.members.push_back(std::move(copy));
+  }
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("a group loaded by a new coordinator keeps its members, generation, "
+          "protocol and leader, and is Stable") {
+  group_driver old;
+  auto ids = old.stable_group(3);
+  group_driver d;
+  d.now = 50000;
+  d.g.restore(snapshot_of(old.g), d.now);
+  d.drain();
+  CHECK(d.g.state() == group_state::stable);
+  CHECK(d.g.generation() == old.g.generation());
+  CHECK(d.g.protocol_name() == old.g.protocol_name());
+  CHECK(d.g.protocol_type() == "consumer");
+  CHECK(d.g.leader() == old.g.leader());
+  REQUIRE(d.g.size() == 3);
+  for (auto& id : ids) {
+    INFO(id);
+    CHECK(d.g.has_member(id));
+    CHECK(d.sessions.count(id) == 1); // a fresh session timer per member
+  }
+  CHECK(d.transitions.empty()); // loading is not a rebalance
+}
+
+TEST_CASE("members that heartbeat to the new coordinator with the current "
+          "generation carry on without a rebalance") {
+  group_driver old;
+  auto ids = old.stable_group(2);
+  group_driver d;
+  d.g.restore(snapshot_of(old.g), d.now);
+  d.drain();
+  for (int i = 0; i < 5; ++i) {
+    d.advance(5000);
+    for (auto& id : ids)
+      CHECK(d.heartbeat(id, old.g.generation()) == error_code::none);
+  }
+  CHECK(d.g.state() == group_state::stable);
+  CHECK(d.g.generation() == old.g.generation());
+  CHECK(d.transitions.empty());
+  // A commit of the current generation is accepted there.
+  offset_commit_request r{
+    "g", old.g.generation(), ids[1], "", {{"t", 0, 42, -1, ""}}};
+  CHECK(d.g.commit(r, d.now).partitions.at(0).error == error_code::none);
+  // A stale generation is still fenced.
+  r.generation_id = old.g.generation() - 1;
+  CHECK(d.g.commit(r, d.now).partitions.at(0).error
+        == error_code::illegal_generation);
+}
+
+TEST_CASE("a loaded member that never comes back expires after its session "
+          "timeout and the others rebalance") {
+  group_driver old;
+  auto ids = old.stable_group(2);
+  group_driver d;
+  d.g.restore(snapshot_of(old.g), d.now);
+  d.drain();
+  for (int i = 0; i < 2; ++i) {
+    d.advance(4000);
+    CHECK(d.heartbeat(ids[0], old.g.generation()) == error_code::none);
+  }
+  CHECK(d.g.has_member(ids[1]));
+  d.advance(3000);
+  CHECK_FALSE(d.g.has_member(ids[1])); // session timeout 10 s, silent
+  CHECK(d.g.state() == group_state::preparing_rebalance);
+  CHECK(d.heartbeat(ids[0], old.g.generation())
+        == error_code::rebalance_in_progress);
+}
+
+TEST_CASE("a group stored without members loads Empty and keeps its "
+          "generation") {
+  group_driver d;
+  d.g.restore({7, "consumer", "", "", {}}, 0);
+  d.drain();
+  CHECK(d.g.state() == group_state::empty);
+  CHECK(d.g.generation() == 7);
+  auto id = d.join_new();
+  d.advance(0);
+  CHECK(d.joined.at(id).generation_id == 8);
+}
+
+TEST_CASE("a loaded static member keeps its group.instance.id") {
+  group_driver old;
+  auto r = old.join_req("", {proto("range")});
+  r.group_instance_id = "instance-1";
+  old.join(r);
+  old.advance(0);
+  auto id = old.joined.begin()->first;
+  old.sync(id);
+  REQUIRE(old.g.state() == group_state::stable);
+  group_driver d;
+  d.g.restore(snapshot_of(old.g), d.now);
+  d.drain();
+  // The same instance with another member id is fenced, as before the move.
+  heartbeat_request hb{"g", d.g.generation(), "someone-else", "instance-1"};
+  CHECK(d.g.heartbeat(hb, d.now).error == error_code::fenced_instance_id);
+  hb.member_id = id;
+  CHECK(d.g.heartbeat(hb, d.now).error == error_code::none);
 }
