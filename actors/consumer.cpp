@@ -561,6 +561,8 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
     protocol_of(config.assignors) == rebalance_protocol::cooperative;
   st.config = std::move(config);
   st.brokers.push_back(std::move(bootstrap));
+  for (auto& b : st.config.bootstrap_servers)
+    learn_broker(self, caf::actor_cast<caf::actor>(b));
   st.listener = std::move(listener);
   discover(self);
   return {

@@ -37,6 +37,9 @@ struct consumer_config {
   int32_t retry_backoff_ms = 100;
   /// request.timeout.ms
   int32_t request_timeout_ms = 30000;
+  /// bootstrap.servers beyond the one the consumer starts with: brokers to
+  /// ask for the coordinator when that one is down.
+  std::vector<broker_actor> bootstrap_servers;
 };
 
 /// Kafka's ConsumerCoordinator as an actor: finds the coordinator, joins,

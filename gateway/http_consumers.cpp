@@ -98,6 +98,7 @@ consumer_actor spawn_consumer(api_ptr& api, const consumer_instance& inst,
   c.session_timeout_ms = inst.session_timeout_ms;
   c.heartbeat_interval_ms = inst.heartbeat_interval_ms;
   c.max_poll_interval_ms = inst.max_poll_interval_ms;
+  c.bootstrap_servers = api->node.brokers;
   return api->sys.spawn(consumer, c, api->bootstrap(), listener);
 }
 

@@ -12,11 +12,20 @@
 //    consumed by some consumer (at-least-once: duplicates are allowed after a
 //    rebalance, a missing message is not).
 //
+// With --stop-coordinator HTTP_PORT (troupe only), the broker coordinating
+// the group is stopped through troupe's admin route instead of a consumer
+// closing, and the checks are Kafka's for a coordinator move: no rebalance
+// callback fires, the group's generation stays the same, committed offsets
+// survive, and consumption goes on.
+//
 // Usage: group_check BROKERS TOPIC [CONSUMERS] [MESSAGES] [STRATEGY]
+//                    [--stop-coordinator HTTP_PORT]
 // STRATEGY is partition.assignment.strategy: range (default), roundrobin or
 // cooperative-sticky. Exit code 0 when every check passed, 1 otherwise.
 
 #include <librdkafka/rdkafka.h>
+
+#include "examples/kafka_clients/admin_http.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -384,6 +393,92 @@ void await_all_consumed(long produced) {
   }
 }
 
+// -- a coordinator move --------------------------------------------------------------
+
+/// The broker coordinating `group` (ListGroups answers from it), -1 if none.
+int coordinator_of(rd_kafka_t* rk, const std::string& group) {
+  const rd_kafka_group_list* list = nullptr;
+  if (rd_kafka_list_groups(rk, group.c_str(), &list, 5000)
+      != RD_KAFKA_RESP_ERR_NO_ERROR)
+    return -1;
+  int id = list->group_cnt == 1 ? list->groups[0].broker.id : -1;
+  rd_kafka_group_list_destroy(list);
+  return id;
+}
+
+/// The group's generation as troupe's gateway reports it, -1 if unknown.
+int generation_of(int http_port, const std::string& group) {
+  std::string body;
+  if (troupe::clients::http_request("GET", "127.0.0.1", http_port,
+                                    "/v1/groups/" + group, &body)
+      != 200)
+    return -1;
+  auto at = body.find("\"generation\"");
+  if (at == std::string::npos)
+    return -1;
+  at = body.find(':', at);
+  return at == std::string::npos ? -1 : std::atoi(body.c_str() + at + 1);
+}
+
+/// Committed offsets of every partition, asked of the group's coordinator.
+std::map<int32_t, int64_t> committed(rd_kafka_t* rk, const std::string& topic,
+                                     int partitions) {
+  std::map<int32_t, int64_t> out;
+  auto* list = rd_kafka_topic_partition_list_new(partitions);
+  for (int p = 0; p < partitions; ++p)
+    rd_kafka_topic_partition_list_add(list, topic.c_str(), p);
+  if (rd_kafka_committed(rk, list, 10000) == RD_KAFKA_RESP_ERR_NO_ERROR)
+    for (int i = 0; i < list->cnt; ++i)
+      if (!list->elems[i].err)
+        out[list->elems[i].partition] = list->elems[i].offset;
+  rd_kafka_topic_partition_list_destroy(list);
+  return out;
+}
+
+/// Stops the coordinating broker while every consumer stays; Kafka keeps
+/// the group on the new coordinator (GroupMetadataManager.loadGroup).
+void coordinator_move(const std::vector<std::unique_ptr<consumer>>& consumers,
+                      rd_kafka_t* producer, const std::string& topic,
+                      const std::string& group, int partitions, int http_port) {
+  // Let auto-commit (every 500 ms) store the positions.
+  std::this_thread::sleep_for(1500ms);
+  auto before = committed(consumers[1]->rk, topic, partitions);
+  check(!before.empty(), "committed offsets before the move: "
+                           + std::to_string(before.size()) + " partitions");
+  auto generation = generation_of(http_port, group);
+  auto coordinator = coordinator_of(producer, group);
+  check(coordinator >= 0 && generation > 0,
+        "group " + group + " in generation " + std::to_string(generation)
+          + " on coordinator broker " + std::to_string(coordinator));
+  int rebalances = 0;
+  {
+    std::lock_guard<std::mutex> guard{state.mtx};
+    rebalances = state.rebalances;
+  }
+  check(troupe::clients::set_broker(http_port, coordinator, false),
+        "stopped broker " + std::to_string(coordinator));
+  // Every consumer must heartbeat to the new coordinator within its session
+  // timeout (6 s) or it would be expelled: wait three of them.
+  std::this_thread::sleep_for(18s);
+  auto moved_to = coordinator_of(producer, group);
+  check(moved_to >= 0 && moved_to != coordinator,
+        "the group moved to broker " + std::to_string(moved_to));
+  {
+    std::lock_guard<std::mutex> guard{state.mtx};
+    check(state.rebalances == rebalances,
+          "no rebalance callback since the coordinator stopped ("
+            + std::to_string(state.rebalances - rebalances) + ")");
+  }
+  check(generation_of(http_port, group) == generation,
+        "the generation is still " + std::to_string(generation));
+  auto after = committed(consumers[1]->rk, topic, partitions);
+  bool kept = after.size() == before.size();
+  for (auto& [p, offset] : before)
+    kept = kept && after.count(p) && after[p] >= offset;
+  check(kept, "committed offsets survived the move ("
+                + std::to_string(after.size()) + " partitions)");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -398,6 +493,9 @@ int main(int argc, char** argv) {
   int k = argc > 3 ? std::atoi(argv[3]) : 3;
   long m = argc > 4 ? std::atol(argv[4]) : 2000;
   std::string strategy = argc > 5 ? argv[5] : "range";
+  int stop_coordinator = 0; // HTTP port of troupe's gateway
+  if (argc > 7 && std::string{argv[6]} == "--stop-coordinator")
+    stop_coordinator = std::atoi(argv[7]);
   std::string group = "group-check-" + topic + "-" + strategy;
   std::printf("group_check: %d consumers, %ld messages, %s, group %s\n", k, m,
               strategy.c_str(), group.c_str());
@@ -425,16 +523,22 @@ int main(int argc, char** argv) {
   produce(producer, topic, 0, m / 2);
   std::printf("produced m0..m%ld\n", m / 2 - 1);
 
-  // One consumer leaves midway; the others take its partitions over.
-  auto& leaver = *consumers.front();
-  leaver.stop = true;
-  leaver.thread.join();
-  {
-    std::lock_guard<std::mutex> guard{state.mtx};
-    check(state.owned[leaver.index].empty(),
-          "c0 closed and owns nothing: " + owners_line());
+  if (stop_coordinator > 0) {
+    coordinator_move(consumers, producer, topic, group, partitions,
+                     stop_coordinator);
+    await_settled(consumers, partitions, "after the coordinator moved");
+  } else {
+    // One consumer leaves midway; the others take its partitions over.
+    auto& leaver = *consumers.front();
+    leaver.stop = true;
+    leaver.thread.join();
+    {
+      std::lock_guard<std::mutex> guard{state.mtx};
+      check(state.owned[leaver.index].empty(),
+            "c0 closed and owns nothing: " + owners_line());
+    }
+    await_settled(consumers, partitions, "after c0 closed");
   }
-  await_settled(consumers, partitions, "after c0 closed");
 
   produce(producer, topic, m / 2, m);
   std::printf("produced m%ld..m%ld\n", m / 2, m - 1);

@@ -662,6 +662,7 @@ TEST_CASE("seeded random broker stops and restarts during acks=all produce "
     c.heartbeat_interval_ms = 1000;
     c.max_poll_interval_ms = 10000;
     c.request_timeout_ms = 5000;
+    c.bootstrap_servers = fx.node.brokers;
     members.push_back(fx.sys.spawn(consumer, c, fx.broker(i), fx.listener));
     fx.to_stop.push_back(caf::actor_cast<caf::actor>(members.back()));
   }

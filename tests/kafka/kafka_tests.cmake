@@ -35,6 +35,7 @@ if(PKG_CONFIG_FOUND)
 endif()
 if(RDKAFKA_FOUND)
   add_executable(kafka_group_check examples/kafka_clients/group_check.cpp)
+  target_include_directories(kafka_group_check PRIVATE ${CMAKE_SOURCE_DIR})
   target_link_libraries(kafka_group_check PRIVATE PkgConfig::RDKAFKA
                                                   Threads::Threads)
   foreach(strategy range cooperative-sticky)
@@ -46,6 +47,16 @@ if(RDKAFKA_FOUND)
                      3 4000 ${strategy})
     set_tests_properties("${name}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
   endforeach()
+  # The broker coordinating the group stops: Kafka's consumers find the new
+  # coordinator, which loaded the group, and carry on without a rebalance.
+  set(name "kafka: librdkafka consumers see no rebalance when their group coordinator's broker stops; commits survive")
+  add_test(NAME "${name}"
+           COMMAND ${CMAKE_SOURCE_DIR}/tests/kafka/run_with_troupe.sh
+                   $<TARGET_FILE:troupe> 19295 6
+                   $<TARGET_FILE:kafka_group_check> @BROKERS@ coordinator-move
+                   3 2000 range --stop-coordinator @HTTP@)
+  set_tests_properties("${name}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE
+                       ENVIRONMENT "TROUPE_HTTP_PORT=19298")
 endif()
 
 # A brief libFuzzer run of the frame and RecordBatch decoders (clang).

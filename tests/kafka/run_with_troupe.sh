@@ -12,10 +12,12 @@ partitions="$3"
 shift 3
 dir=$(mktemp -d /tmp/troupe-client-XXXXXX)
 
-# No HTTP gateway where troupe has one: its port is fixed and shared.
-extra=()
-if "$troupe" --help 2>/dev/null | grep -q -- --http-port; then
-  extra=(--http-port 0)
+# No HTTP gateway unless the test asks for one with TROUPE_HTTP_PORT (then
+# @HTTP@ in ARGS becomes its port, and the admin routes are enabled).
+extra=(--http-port "${TROUPE_HTTP_PORT:-0}")
+if [ -n "${TROUPE_HTTP_PORT:-}" ] \
+  && "$troupe" --help 2>/dev/null | grep -q troupe.http.admin.enable; then
+  extra+=(--override troupe.http.admin.enable=true)
 fi
 "$troupe" --serve "${extra[@]}" --log-level info \
   --override "log.dirs=$dir/logs" --override port="$port" \
@@ -38,7 +40,10 @@ done
 
 brokers="127.0.0.1:$port,127.0.0.1:$((port + 1)),127.0.0.1:$((port + 2))"
 args=()
-for a in "$@"; do args+=("${a//@BROKERS@/$brokers}"); done
+for a in "$@"; do
+  a="${a//@BROKERS@/$brokers}"
+  args+=("${a//@HTTP@/${TROUPE_HTTP_PORT:-0}}")
+done
 "${args[@]}"
 status=$?
 if [ "$status" -ne 0 ]; then
