@@ -13,6 +13,12 @@ if(KAFKA_BENCH_RDKAFKA_FOUND)
   find_package(Threads REQUIRED)
   target_link_libraries(kafka_bench PRIVATE PkgConfig::KAFKA_BENCH_RDKAFKA
                                             Threads::Threads)
+  # Brokers stopped and started in turn under a steady acks=all producer
+  # and a consumer group (scripts/bench_failover.sh).
+  add_executable(failover_bench ${CMAKE_SOURCE_DIR}/bench/kafka/failover_bench.cpp)
+  target_include_directories(failover_bench PRIVATE ${CMAKE_SOURCE_DIR})
+  target_link_libraries(failover_bench PRIVATE PkgConfig::KAFKA_BENCH_RDKAFKA
+                                               Threads::Threads)
 else()
   message(STATUS "rdkafka not found via pkg-config: kafka_bench is not built")
 endif()
