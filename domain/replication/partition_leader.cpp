@@ -125,9 +125,9 @@ void partition_leader::apply_isr(std::vector<int32_t> isr) {
   if (!in(isr_, leader_id_))
     isr_.insert(isr_.begin(), leader_id_);
   if (static_cast<int32_t>(isr_.size()) < config_.min_insync_replicas) {
-    // The HW stops here (DESIGN.md §4), so waiting acks=all produces could
-    // only time out: tell them now that their batch is written to fewer
-    // in-sync replicas than required.
+    // The HW stops here (docs/ARCHITECTURE.md §4), so waiting acks=all
+    // produces could only time out: tell them now that their batch is
+    // written to fewer in-sync replicas than required.
     for (auto& p : pending_)
       completed_.push_back(
         {p.id, error_code::not_enough_replicas_after_append});
@@ -147,7 +147,8 @@ std::vector<int32_t> partition_leader::maximal_isr() const {
 
 void partition_leader::maybe_advance_high_watermark() {
   auto isr = maximal_isr();
-  // DESIGN.md §4: no progress while the ISR is below min.insync.replicas.
+  // docs/ARCHITECTURE.md §4: no progress while the ISR is below
+  // min.insync.replicas.
   if (static_cast<int32_t>(isr.size()) >= config_.min_insync_replicas) {
     auto low = std::numeric_limits<int64_t>::max();
     for (auto id : isr) {

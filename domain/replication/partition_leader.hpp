@@ -1,9 +1,9 @@
 #pragma once
 
 // The leader side of one partition replica, as Kafka's Partition and
-// ReplicaManager keep it (DESIGN.md §4), as a plain class: follower log end
-// offsets and lastCaughtUpTimeMs, ISR shrink and expand, the high watermark,
-// and acks=all produce requests waiting for it. Time is passed in; ISR
+// ReplicaManager keep it (docs/ARCHITECTURE.md §4), as a plain class:
+// follower log end offsets and lastCaughtUpTimeMs, ISR shrink and expand,
+// the high watermark, and acks=all produce requests waiting for it. Time is passed in; ISR
 // changes are proposed here and applied when the controller has stored them.
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The group state machine against Kafka's GroupCoordinator semantics
-// (DESIGN.md §3), one behaviour per test, on a hand-moved clock.
+// (docs/ARCHITECTURE.md §3), one behaviour per test, on a hand-moved clock.
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,6 @@
-// The leader side of partition replication (DESIGN.md §4: Kafka's Partition
-// and ReplicaManager) and the leader-epoch cache, on a hand-moved clock.
+// The leader side of partition replication (docs/ARCHITECTURE.md §4:
+// Kafka's Partition and ReplicaManager) and the leader-epoch cache, on a
+// hand-moved clock.
 
 #include <catch2/catch.hpp>
 
