@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <unordered_set>
 
 #include <spdlog/spdlog.h>
 #include <zookeeper/zookeeper.h>
@@ -35,7 +36,6 @@ struct zookeeper_client::control_block {
   // the client.
   std::recursive_mutex mtx;
   bool closed = false;
-  std::optional<session_credentials> credentials; // guarded by mtx
 
   std::atomic<session_state> state{session_state::connecting};
   std::atomic<int64_t> session_id{0};
@@ -68,11 +68,53 @@ struct zookeeper_client::control_block {
 
 // One zhandle_t, i.e. one session. The context of its watcher; lives until
 // zookeeper_close has returned, after which ZooKeeper calls nothing more.
+namespace {
+
+// Every context handed to the C client derives from this and is listed in
+// its session. ZooKeeper's mt client drops completions still queued when
+// its completion thread stops (zookeeper_close), without calling them: the
+// session frees those contexts once zookeeper_close has returned.
+struct pending {
+  explicit pending(zookeeper_client::session* owner);
+  virtual ~pending();
+  zookeeper_client::session* owner;
+};
+
+} // namespace
+
 struct zookeeper_client::session {
   std::shared_ptr<control_block> cb;
   zhandle_t* zh = nullptr;
   bool retired = false; // replaced by reconnect(); guarded by cb->mtx
+
+  std::mutex pending_mtx;
+  std::unordered_set<pending*> in_flight;
+
+  /// After zookeeper_close: no completion will run any more.
+  void free_abandoned() {
+    std::unordered_set<pending*> left;
+    {
+      std::lock_guard<std::mutex> guard{pending_mtx};
+      left.swap(in_flight);
+    }
+    for (auto* p : left)
+      delete p;
+  }
 };
+
+namespace {
+
+pending::pending(zookeeper_client::session* s) : owner(s) {
+  std::lock_guard<std::mutex> guard{owner->pending_mtx};
+  owner->in_flight.insert(this);
+}
+
+pending::~pending() {
+  std::lock_guard<std::mutex> guard{owner->pending_mtx};
+  owner->in_flight.erase(this);
+}
+
+} // namespace
 
 namespace {
 
@@ -275,7 +317,12 @@ int data_length(const std::string& data) {
 
 // One request in flight: owns the handler; freed by its completion.
 template <class Result>
-struct request {
+struct request : pending {
+  request(session* s, std::function<void(Result)> f)
+    : pending(s), cb(s->cb), done(std::move(f)) {
+    // nop
+  }
+
   std::shared_ptr<control_block> cb;
   std::function<void(Result)> done;
 
@@ -285,9 +332,8 @@ struct request {
 };
 
 template <class Result>
-request<Result>* new_request(const std::shared_ptr<control_block>& cb,
-                             std::function<void(Result)> done) {
-  return new request<Result>{cb, std::move(done)};
+request<Result>* new_request(session* s, std::function<void(Result)> done) {
+  return new request<Result>{s, std::move(done)};
 }
 
 template <class Result>
@@ -347,7 +393,11 @@ void on_children(int rc, const String_vector* names, const Stat* stat,
 
 // A multi: the C client fills `results` (and the created paths) when it
 // completes, so they live here.
-struct multi_request {
+struct multi_request : pending {
+  explicit multi_request(session* s) : pending(s), cb(s->cb) {
+    // nop
+  }
+
   std::shared_ptr<control_block> cb;
   std::function<void(multi_result)> done;
   std::vector<zk_op> ops;
@@ -372,7 +422,19 @@ void on_multi(int rc, const void* data) {
 // missing ancestors top-down (persistent, no data), then the path once more.
 // Every step after the first runs on ZooKeeper's completion thread, on the
 // handle of the session it started in.
-struct recursive_create {
+struct recursive_create : pending {
+  recursive_create(session* owner, std::string p, std::string d, create_mode m,
+                   std::function<void(create_result)> f)
+    : pending(owner),
+      cb(owner->cb),
+      s(owner),
+      path(std::move(p)),
+      data(std::move(d)),
+      mode(m),
+      done(std::move(f)) {
+    // nop
+  }
+
   std::shared_ptr<control_block> cb;
   session* s;
   std::string path;
@@ -431,7 +493,9 @@ void recursive_create::step() {
       delete this; // nobody to tell
       return;
     }
-    if (s->retired || s->zh == nullptr) {
+    if (s->zh == nullptr) {
+      rc = ZINVALIDSTATE;
+    } else if (s->retired) {
       rc = ZCLOSING;
     } else if (missing.empty()) {
       rc = zoo_acreate(s->zh, path.c_str(), data.data(), data_length(data),
@@ -465,13 +529,8 @@ void on_zookeeper_event(zhandle_t* zh, int type, int state, const char* path,
   event.state = state_from(state);
   if (event.state == session_state::connected
       || event.state == session_state::read_only) {
-    if (auto* id = zoo_client_id(zh)) {
+    if (auto* id = zoo_client_id(zh))
       event.session_id = id->client_id;
-      session_credentials creds;
-      creds.session_id = id->client_id;
-      std::memcpy(creds.password.data(), id->passwd, creds.password.size());
-      cb.credentials = creds;
-    }
     event.negotiated_timeout_ms = zoo_recv_timeout(zh);
   } else {
     event.session_id = cb.session_id; // the session that lost its link
@@ -489,11 +548,13 @@ void close_session(std::unique_ptr<session> s) {
   if (in_handler) {
     std::thread{[s = s.release()] {
       zookeeper_close(s->zh);
+      s->free_abandoned();
       delete s;
     }}.detach();
     return;
   }
   zookeeper_close(s->zh);
+  s->free_abandoned();
 }
 
 } // namespace
@@ -594,27 +655,21 @@ zookeeper_client::connect(zookeeper_config config, session_handler on_session,
   cb->on_watch = on_watch ? std::move(on_watch) : [](const watch_event&) {};
   std::unique_ptr<zookeeper_client> client{
     new zookeeper_client(*parsed, config.session_timeout_ms, std::move(cb))};
-  if (auto error = client->open_session(config.resume); !error.empty())
+  if (auto error = client->open_session(); !error.empty())
     return error;
   return client;
 }
 
-std::string zookeeper_client::open_session(
-  const std::optional<session_credentials>& resume) {
+std::string zookeeper_client::open_session() {
   auto s = std::make_unique<session>();
   s->cb = cb_;
-  clientid_t id{};
-  if (resume) {
-    id.client_id = resume->session_id;
-    std::memcpy(id.passwd, resume->password.data(), sizeof(id.passwd));
-  }
   // The watcher's context must exist before the handle: events may come
   // before zookeeper_init2 returns.
   auto* context = s.get();
   auto hosts = connect_.to_string();
   s->zh =
     zookeeper_init2(hosts.c_str(), on_zookeeper_event, session_timeout_ms_,
-                    resume ? &id : nullptr, context, 0, log_from_zookeeper);
+                    nullptr, context, 0, log_from_zookeeper);
   std::string error;
   if (s->zh == nullptr)
     error = "zookeeper: cannot create a handle for " + hosts + ": "
@@ -636,12 +691,11 @@ std::string zookeeper_client::reconnect() {
     std::lock_guard<std::recursive_mutex> guard{cb_->mtx};
     if (session_)
       session_->retired = true;
-    cb_->credentials.reset();
   }
   cb_->state = session_state::connecting;
   cb_->session_id = 0;
   close_session(std::move(session_));
-  return open_session(std::nullopt);
+  return open_session();
 }
 
 session_state zookeeper_client::state() const {
@@ -652,14 +706,9 @@ int64_t zookeeper_client::session_id() const {
   return cb_->session_id;
 }
 
-std::optional<session_credentials> zookeeper_client::credentials() const {
-  std::lock_guard<std::recursive_mutex> guard{cb_->mtx};
-  return cb_->credentials;
-}
-
 void zookeeper_client::create(const std::string& path, std::string data,
                               create_mode mode, handler<create_result> done) {
-  auto* req = new_request(cb_, std::move(done));
+  auto* req = new_request(session_.get(), std::move(done));
   int rc =
     session_->zh == nullptr
       ? ZINVALIDSTATE
@@ -672,15 +721,14 @@ void zookeeper_client::create(const std::string& path, std::string data,
 void zookeeper_client::create_recursive(const std::string& path,
                                         std::string data, create_mode mode,
                                         handler<create_result> done) {
-  auto* chain =
-    new recursive_create{cb_,  session_.get(),  path, std::move(data),
-                         mode, std::move(done), {},   false};
+  auto* chain = new recursive_create{session_.get(), path, std::move(data),
+                                     mode, std::move(done)};
   chain->step();
 }
 
 void zookeeper_client::get(const std::string& path, bool watch,
                            handler<data_result> done) {
-  auto* req = new_request(cb_, std::move(done));
+  auto* req = new_request(session_.get(), std::move(done));
   int rc = session_->zh == nullptr ? ZINVALIDSTATE
                                    : zoo_aget(session_->zh, path.c_str(),
                                               watch ? 1 : 0, on_data, req);
@@ -690,7 +738,7 @@ void zookeeper_client::get(const std::string& path, bool watch,
 
 void zookeeper_client::set(const std::string& path, std::string data,
                            int32_t version, handler<stat_result> done) {
-  auto* req = new_request(cb_, std::move(done));
+  auto* req = new_request(session_.get(), std::move(done));
   int rc = session_->zh == nullptr
              ? ZINVALIDSTATE
              : zoo_aset(session_->zh, path.c_str(), data.data(),
@@ -701,7 +749,7 @@ void zookeeper_client::set(const std::string& path, std::string data,
 
 void zookeeper_client::remove(const std::string& path, int32_t version,
                               handler<zk_error> done) {
-  auto* req = new_request(cb_, std::move(done));
+  auto* req = new_request(session_.get(), std::move(done));
   int rc = session_->zh == nullptr
              ? ZINVALIDSTATE
              : zoo_adelete(session_->zh, path.c_str(), version, on_done, req);
@@ -714,7 +762,7 @@ void zookeeper_client::remove(const std::string& path, int32_t version,
 
 void zookeeper_client::exists(const std::string& path, bool watch,
                               handler<stat_result> done) {
-  auto* req = new_request(cb_, std::move(done));
+  auto* req = new_request(session_.get(), std::move(done));
   int rc = session_->zh == nullptr ? ZINVALIDSTATE
                                    : zoo_aexists(session_->zh, path.c_str(),
                                                  watch ? 1 : 0, on_stat, req);
@@ -724,7 +772,7 @@ void zookeeper_client::exists(const std::string& path, bool watch,
 
 void zookeeper_client::get_children(const std::string& path, bool watch,
                                     handler<children_result> done) {
-  auto* req = new_request(cb_, std::move(done));
+  auto* req = new_request(session_.get(), std::move(done));
   int rc = session_->zh == nullptr
              ? ZINVALIDSTATE
              : zoo_aget_children2(session_->zh, path.c_str(), watch ? 1 : 0,
@@ -735,8 +783,7 @@ void zookeeper_client::get_children(const std::string& path, bool watch,
 
 void zookeeper_client::multi(std::vector<zk_op> ops,
                              handler<multi_result> done) {
-  auto req = std::make_unique<multi_request>();
-  req->cb = cb_;
+  auto req = std::make_unique<multi_request>(session_.get());
   req->done = std::move(done);
   req->ops = std::move(ops);
   auto n = req->ops.size();

@@ -27,7 +27,6 @@
 // as Kafka's ZooKeeperClient.reinitialize and its state-change handlers do.
 // Requests are not retried here; CONNECTIONLOSS is the owner's to retry.
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -189,22 +188,12 @@ struct watch_event {
 
 // -- configuration -----------------------------------------------------------------
 
-/// A session's id and password, to take over a session from another handle
-/// (ZooKeeper's way to move a session between clients; tests use it to
-/// expire a session on demand).
-struct session_credentials {
-  int64_t session_id = 0;
-  std::array<char, 16> password{};
-};
-
 struct zookeeper_config {
   /// zookeeper.connect: host:port[,host:port...][/chroot].
   std::string connect;
   /// zookeeper.session.timeout.ms (Kafka's default); the server bounds it by
   /// its min/maxSessionTimeout.
   int32_t session_timeout_ms = 18000;
-  /// Resume this session instead of starting one.
-  std::optional<session_credentials> resume;
 };
 
 // -- the client --------------------------------------------------------------------
@@ -283,9 +272,6 @@ public:
   /// 0 until connected.
   int64_t session_id() const;
 
-  /// The current session's id and password, once connected.
-  std::optional<session_credentials> credentials() const;
-
   const zk::connect_string& connect_string() const noexcept {
     return connect_;
   }
@@ -294,7 +280,7 @@ private:
   zookeeper_client(zk::connect_string connect, int32_t session_timeout_ms,
                    std::shared_ptr<control_block> cb);
 
-  std::string open_session(const std::optional<session_credentials>& resume);
+  std::string open_session();
 
   zk::connect_string connect_;
   int32_t session_timeout_ms_;

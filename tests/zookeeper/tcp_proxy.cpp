@@ -109,6 +109,7 @@ void tcp_proxy::run() {
       char buf[64];
       [[maybe_unused]] auto n = ::read(wake_pipe_[0], buf, sizeof(buf));
     }
+    std::vector<link> accepted;
     if (fds[0].revents & POLLIN) {
       int client = ::accept(listener_, nullptr, nullptr);
       if (client >= 0) {
@@ -122,7 +123,7 @@ void tcp_proxy::run() {
           if (server >= 0)
             ::close(server);
         } else {
-          links.push_back({client, server});
+          accepted.push_back({client, server});
         }
       }
     }
@@ -148,6 +149,7 @@ void tcp_proxy::run() {
         ::close(l.server);
       }
     }
+    alive.insert(alive.end(), accepted.begin(), accepted.end());
     links = std::move(alive);
   }
   close_all();

@@ -82,12 +82,10 @@ struct client {
   std::unique_ptr<zookeeper_client> zk;
 
   explicit client(std::string connect, int32_t session_timeout_ms = 6000,
-                  std::optional<session_credentials> resume = std::nullopt,
                   bool wait = true) {
     zookeeper_config cfg;
     cfg.connect = std::move(connect);
     cfg.session_timeout_ms = session_timeout_ms;
-    cfg.resume = resume;
     auto made = zookeeper_client::connect(
       cfg, [this](const session_event& e) { sessions.push(e); },
       [this](const watch_event& e) { watches.push(e); });
@@ -406,23 +404,10 @@ TEST_CASE("a disconnect shorter than the session timeout keeps the session") {
   REQUIRE(broker.wait_for_watch(watch_kind::data_changed, "/e"));
 }
 
-TEST_CASE("a session can be taken over with its id and password") {
-  zk_server server;
-  client first{server.connect_string()};
-  auto creds = first.zk->credentials();
-  REQUIRE(creds);
-  CHECK(creds->session_id == first.zk->session_id());
-  REQUIRE(first.create("/owned", "", create_mode::ephemeral).error
-          == zk_error::ok);
-  client second{server.connect_string(), 6000, creds};
-  CHECK(second.zk->session_id() == creds->session_id);
-  CHECK(second.exists("/owned").stat.ephemeral_owner == creds->session_id);
-}
-
 TEST_CASE("with nothing listening the client reports not connected and "
           "keeps retrying") {
   auto port = troupe::test::free_port();
-  client c{"127.0.0.1:" + std::to_string(port), 6000, std::nullopt, false};
+  client c{"127.0.0.1:" + std::to_string(port), 6000, false};
   CHECK(c.zk->state() == session_state::connecting);
   CHECK(c.zk->session_id() == 0);
   // A request made meanwhile fails with CONNECTIONLOSS, not a crash.
