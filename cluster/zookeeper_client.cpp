@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <unordered_set>
 
 #include <spdlog/spdlog.h>
@@ -72,11 +73,13 @@ namespace {
 
 // Every context handed to the C client derives from this and is listed in
 // its session. ZooKeeper's mt client drops completions still queued when
-// its completion thread stops (zookeeper_close), without calling them: the
-// session frees those contexts once zookeeper_close has returned.
+// its completion thread stops (zookeeper_close), without calling or freeing
+// them: once zookeeper_close has returned, the session answers those
+// requests with CLOSING (dropped if the client is gone) and frees them.
 struct pending {
   explicit pending(zookeeper_client::session* owner);
   virtual ~pending();
+  virtual void abandon() = 0;
   zookeeper_client::session* owner;
 };
 
@@ -97,8 +100,10 @@ struct zookeeper_client::session {
       std::lock_guard<std::mutex> guard{pending_mtx};
       left.swap(in_flight);
     }
-    for (auto* p : left)
+    for (auto* p : left) {
+      p->abandon();
       delete p;
+    }
   }
 };
 
@@ -329,6 +334,15 @@ struct request : pending {
   void finish(Result result) {
     cb->deliver([&] { done(std::move(result)); });
   }
+
+  void abandon() override {
+    Result result{};
+    if constexpr (std::is_same_v<Result, zk_error>)
+      result = zk_error::closing;
+    else
+      result.error = zk_error::closing;
+    finish(std::move(result));
+  }
 };
 
 template <class Result>
@@ -404,6 +418,13 @@ struct multi_request : pending {
   std::vector<zoo_op_t> c_ops;
   std::vector<zoo_op_result_t> results;
   std::vector<std::array<char, 512>> created_paths;
+
+  void abandon() override {
+    multi_result result;
+    result.error = zk_error::closing;
+    result.op_errors.assign(ops.size(), zk_error::closing);
+    cb->deliver([&] { done(std::move(result)); });
+  }
 };
 
 void on_multi(int rc, const void* data) {
@@ -450,6 +471,10 @@ struct recursive_create : pending {
   void finish(zk_error error, std::string created = {}) {
     std::unique_ptr<recursive_create> owned{this};
     cb->deliver([&] { done({error, std::move(created)}); });
+  }
+
+  void abandon() override {
+    cb->deliver([&] { done({zk_error::closing, {}}); });
   }
 };
 

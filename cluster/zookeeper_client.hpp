@@ -30,7 +30,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -261,8 +260,9 @@ public:
   // -- sessions --------------------------------------------------------------------
 
   /// Ends the current session (its ephemerals go) and starts a new one.
-  /// Requests of the old session still outstanding are answered (CLOSING or
-  /// SESSIONEXPIRED), possibly on this thread. Empty on success; otherwise
+  /// Requests of the old session still outstanding are answered (CLOSING,
+  /// SESSIONEXPIRED), some of them on this thread before it returns. Empty
+  /// on success; otherwise
   /// why no handle could be created (requests then fail with invalid_state
   /// until a later reconnect() succeeds).
   std::string reconnect();

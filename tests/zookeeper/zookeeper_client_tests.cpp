@@ -469,6 +469,38 @@ TEST_CASE("destroying the client with calls outstanding calls no handler "
   CHECK(counts->answered <= 2 * requests + 1);
 }
 
+TEST_CASE("reconnect answers every request of the old session once") {
+  zk_server server;
+  client c{server.connect_string()};
+  auto old_session = c.zk->session_id();
+  constexpr int requests = 2000;
+  struct tally {
+    std::mutex mtx;
+    std::condition_variable cv;
+    std::vector<int> calls = std::vector<int>(requests, 0);
+    int answered = 0;
+  };
+  auto t = std::make_shared<tally>();
+  for (int i = 0; i < requests; ++i)
+    c.zk->get("/", false, [t, i](data_result) {
+      std::lock_guard<std::mutex> guard{t->mtx};
+      ++t->calls[i];
+      ++t->answered;
+      t->cv.notify_all();
+    });
+  REQUIRE(c.zk->reconnect().empty());
+  {
+    std::unique_lock<std::mutex> guard{t->mtx};
+    REQUIRE(
+      t->cv.wait_for(guard, patience, [&] { return t->answered >= requests; }));
+    CHECK(std::all_of(t->calls.begin(), t->calls.end(),
+                      [](int n) { return n == 1; }));
+  }
+  auto fresh = c.wait_for_state(session_state::connected);
+  REQUIRE(fresh);
+  CHECK(fresh->session_id != old_session);
+}
+
 TEST_CASE("a handler may destroy its own client") {
   zk_server server;
   client observer{server.connect_string()};
