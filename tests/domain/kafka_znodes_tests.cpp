@@ -127,6 +127,24 @@ TEST_CASE("broker rack goes where Kafka's map puts it") {
            R"("timestamp":"5"})");
 }
 
+TEST_CASE("strings are escaped as Kafka's Jackson escapes them") {
+  // Jackson (ObjectMapper.writeValueAsBytes) checked with OpenJDK 17: short
+  // escapes, \u00XX in upper case for other control characters, '/', DEL
+  // and non-ASCII as they are.
+  broker_registration b;
+  b.id = 1;
+  b.rack = "a\"b\\c/d\x01\x1f\x7f\n\t\r\b\f\xc3\xa9";
+  auto text = encode_broker_registration(b);
+  CHECK(text.find(R"("rack":"a\"b\\c/d\u0001\u001F)"
+                  "\x7f"
+                  R"(\n\t\r\b\f)"
+                  "\xc3\xa9\"")
+        != std::string::npos);
+  auto back = decode_broker_registration(1, text);
+  REQUIRE(back);
+  CHECK(back->rack == b.rack);
+}
+
 TEST_CASE("broker without a plaintext listener registers a null host") {
   broker_registration b;
   b.id = 1;
