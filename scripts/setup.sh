@@ -19,6 +19,9 @@ packages=(
   linux-perf valgrind   # profiling the benchmarks
   clang                 # libFuzzer targets (scripts/fuzz.sh)
   python3               # plot script
+  zookeeper             # cluster metadata server (3.8), started by the tests
+  libzookeeper-mt-dev   # ZooKeeper's C client (cluster/zookeeper_client)
+  nlohmann-json3-dev    # Kafka's znode JSON (domain/zookeeper)
 )
 
 missing=()

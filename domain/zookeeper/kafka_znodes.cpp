@@ -1,0 +1,743 @@
+#include "domain/zookeeper/kafka_znodes.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "domain/zookeeper/scala_map_order.hpp"
+
+namespace troupe::zk {
+
+namespace {
+
+using json = nlohmann::json;
+
+// -- writing JSON as Jackson does -------------------------------------------------
+
+// Jackson's default escaping: '"', '\\' and the short escapes; other
+// control characters as \u00XX with upper-case hex; everything else,
+// non-ASCII included, as is.
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04X", c);
+          out += buf;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string json_int_array(const std::vector<int32_t>& xs) {
+  std::string out = "[";
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (i > 0)
+      out += ',';
+    out += std::to_string(xs[i]);
+  }
+  out += ']';
+  return out;
+}
+
+// A JSON object's members, already rendered, written in the order of a
+// Scala map over their keys.
+struct json_members {
+  std::vector<std::pair<std::string, std::string>> members;
+
+  void add(std::string key, std::string rendered_value) {
+    members.emplace_back(std::move(key), std::move(rendered_value));
+  }
+
+  std::vector<std::string_view> keys() const {
+    std::vector<std::string_view> result;
+    for (auto& m : members)
+      result.emplace_back(m.first);
+    return result;
+  }
+
+  std::string write(const std::vector<std::string_view>& order) const {
+    std::string out = "{";
+    for (auto key : order) {
+      auto i = std::find_if(members.begin(), members.end(),
+                            [key](auto& m) { return m.first == key; });
+      if (out.size() > 1)
+        out += ',';
+      out += json_string(i->first);
+      out += ':';
+      out += i->second;
+    }
+    out += '}';
+    return out;
+  }
+
+  std::string write_mutable_map(size_t initial_entries) const {
+    return write(scala_mutable_map_order(keys(), initial_entries));
+  }
+
+  std::string write_immutable_map() const {
+    return write(scala_immutable_map_order(keys()));
+  }
+};
+
+// -- reading JSON as Kafka's JsonValue does --------------------------------------------
+
+// A reader over one parsed object; the first problem is kept as the error.
+class json_reader {
+public:
+  explicit json_reader(const json& object) : object_(object) {
+    // nop
+  }
+
+  bool has(const char* key) const {
+    return object_.contains(key) && !object_.at(key).is_null();
+  }
+
+  // DecodeJson.DecodeInt: an integral number within 32 bits.
+  int32_t int32(const char* key) {
+    if (!object_.contains(key)) {
+      fail(std::string{"missing \""} + key + '"');
+      return 0;
+    }
+    int32_t result = 0;
+    if (!to_int32(object_.at(key), result))
+      fail(std::string{"\""} + key + "\" is not a 32-bit integer");
+    return result;
+  }
+
+  std::vector<int32_t> int32_array(const char* key) {
+    if (!object_.contains(key)) {
+      fail(std::string{"missing \""} + key + '"');
+      return {};
+    }
+    return int32_array_of(object_.at(key), key);
+  }
+
+  std::vector<int32_t> int32_array_of(const json& value,
+                                      std::string_view what) {
+    std::vector<int32_t> result;
+    if (!value.is_array()) {
+      fail('"' + std::string{what} + "\" is not an array");
+      return result;
+    }
+    for (auto& x : value) {
+      int32_t n = 0;
+      if (!to_int32(x, n)) {
+        fail('"' + std::string{what} + "\" holds a non-integer");
+        return {};
+      }
+      result.push_back(n);
+    }
+    return result;
+  }
+
+  std::optional<std::string> optional_string(const char* key) {
+    if (!has(key))
+      return std::nullopt;
+    auto& value = object_.at(key);
+    if (!value.is_string()) {
+      fail(std::string{"\""} + key + "\" is not a string");
+      return std::nullopt;
+    }
+    return value.get<std::string>();
+  }
+
+  const json* optional_object(const char* key) {
+    if (!has(key))
+      return nullptr;
+    auto& value = object_.at(key);
+    if (!value.is_object()) {
+      fail(std::string{"\""} + key + "\" is not an object");
+      return nullptr;
+    }
+    return &value;
+  }
+
+  void fail(std::string why) {
+    if (error_.empty())
+      error_ = std::move(why);
+  }
+
+  const std::string& error() const {
+    return error_;
+  }
+
+  static bool to_int32(const json& value, int32_t& out) {
+    if (value.is_number_unsigned()) {
+      auto n = value.get<uint64_t>();
+      if (n > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
+        return false;
+      out = static_cast<int32_t>(n);
+      return true;
+    }
+    if (value.is_number_integer()) {
+      auto n = value.get<int64_t>();
+      if (n < std::numeric_limits<int32_t>::min()
+          || n > std::numeric_limits<int32_t>::max())
+        return false;
+      out = static_cast<int32_t>(n);
+      return true;
+    }
+    return false;
+  }
+
+private:
+  const json& object_;
+  std::string error_;
+};
+
+// Parses `text` into an object; nlohmann reports errors without throwing
+// when asked to, and rejects invalid UTF-8.
+bool parse_object(std::string_view text, json& out, std::string& error) {
+  out = json::parse(text.begin(), text.end(), nullptr, false);
+  if (out.is_discarded()) {
+    error = "malformed JSON";
+    return false;
+  }
+  if (!out.is_object()) {
+    error = "not a JSON object";
+    return false;
+  }
+  return true;
+}
+
+template <class T>
+decoded<T> fail_with(std::string_view znode, std::string_view why,
+                     std::string_view text) {
+  constexpr size_t max_quoted = 200;
+  std::string quoted{text.substr(0, max_quoted)};
+  if (text.size() > max_quoted)
+    quoted += "...";
+  return decoded<T>::failure(std::string{znode} + ": " + std::string{why}
+                             + " in '" + quoted + "'");
+}
+
+std::string upper_case(std::string_view s) {
+  std::string out{s};
+  for (auto& c : out)
+    if (c >= 'a' && c <= 'z')
+      c = static_cast<char>(c - 'a' + 'A');
+  return out;
+}
+
+// SecurityProtocol.forName upper-cases the name.
+std::optional<security_protocol> security_protocol_from(std::string_view name) {
+  auto upper = upper_case(name);
+  for (auto p :
+       {security_protocol::plaintext, security_protocol::ssl,
+        security_protocol::sasl_plaintext, security_protocol::sasl_ssl})
+    if (to_string(p) == upper)
+      return p;
+  return std::nullopt;
+}
+
+// SocketServerConfigs.listenerListToEndPoints for one entry:
+// ^(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)$ .
+bool parse_endpoint(std::string_view text, std::string& listener,
+                    std::string& host, int32_t& port) {
+  auto sep = text.rfind("://");
+  if (sep == std::string_view::npos)
+    return false;
+  listener = upper_case(text.substr(0, sep));
+  auto rest = text.substr(sep + 3);
+  auto colon = rest.rfind(':');
+  if (colon == std::string_view::npos)
+    return false;
+  auto host_part = rest.substr(0, colon);
+  if (!host_part.empty() && host_part.front() == '[')
+    host_part.remove_prefix(1);
+  if (!host_part.empty() && host_part.back() == ']')
+    host_part.remove_suffix(1);
+  for (char c : host_part) {
+    bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z') || c == '-' || c == '%' || c == '.'
+              || c == '_' || c == ':';
+    if (!ok)
+      return false;
+  }
+  auto port_text = rest.substr(colon + 1);
+  auto p = parse_java_int(port_text);
+  if (!p || port_text.front() == '+')
+    return false;
+  host = std::string{host_part};
+  port = *p;
+  return true;
+}
+
+bool parse_timestamp(const std::optional<std::string>& text, int64_t& out) {
+  if (!text || text->empty() || text->size() > 19)
+    return false;
+  int64_t n = 0;
+  for (char c : *text) {
+    if (c < '0' || c > '9')
+      return false;
+    n = n * 10 + (c - '0');
+  }
+  out = n;
+  return true;
+}
+
+} // namespace
+
+// -- paths --------------------------------------------------------------------
+
+std::string broker_path(int32_t broker_id) {
+  return std::string{broker_ids_path} + '/' + std::to_string(broker_id);
+}
+
+std::string topic_path(std::string_view topic) {
+  return std::string{topics_path} + '/' + std::string{topic};
+}
+
+std::string topic_partitions_path(std::string_view topic) {
+  return topic_path(topic) + "/partitions";
+}
+
+std::string topic_partition_path(const topic_partition& tp) {
+  return topic_partitions_path(tp.topic) + '/' + std::to_string(tp.partition);
+}
+
+std::string partition_state_path(const topic_partition& tp) {
+  return topic_partition_path(tp) + "/state";
+}
+
+std::string delete_topic_path(std::string_view topic) {
+  return std::string{delete_topics_path} + '/' + std::string{topic};
+}
+
+const std::vector<std::string>& persistent_paths() {
+  // ZkData.PersistentZkPaths, with ConfigType.all's entity types.
+  static const std::vector<std::string> paths{
+    "/consumers",
+    "/brokers/ids",
+    "/brokers/topics",
+    "/config/changes",
+    "/admin/delete_topics",
+    "/brokers/seqid",
+    "/isr_change_notification",
+    "/latest_producer_id_block",
+    "/log_dir_event_notification",
+    "/config/topics",
+    "/config/clients",
+    "/config/users",
+    "/config/brokers",
+    "/config/ips",
+  };
+  return paths;
+}
+
+decoded<int32_t> parse_java_int(std::string_view text) {
+  using result = decoded<int32_t>;
+  auto invalid = [&] {
+    return result::failure("'" + std::string{text} + "' is not an integer");
+  };
+  if (text.empty())
+    return invalid();
+  bool negative = text.front() == '-';
+  auto digits = text;
+  if (text.front() == '-' || text.front() == '+')
+    digits.remove_prefix(1);
+  if (digits.empty())
+    return invalid();
+  int64_t n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9')
+      return invalid();
+    n = n * 10 + (c - '0');
+    if (n > int64_t{std::numeric_limits<int32_t>::max()} + 1)
+      return invalid();
+  }
+  if (negative)
+    n = -n;
+  if (n < std::numeric_limits<int32_t>::min()
+      || n > std::numeric_limits<int32_t>::max())
+    return invalid();
+  return static_cast<int32_t>(n);
+}
+
+// -- /brokers/ids/<id> ------------------------------------------------------------
+
+std::string_view to_string(security_protocol protocol) {
+  switch (protocol) {
+    case security_protocol::plaintext:
+      return "PLAINTEXT";
+    case security_protocol::ssl:
+      return "SSL";
+    case security_protocol::sasl_plaintext:
+      return "SASL_PLAINTEXT";
+    case security_protocol::sasl_ssl:
+      return "SASL_SSL";
+  }
+  return "PLAINTEXT";
+}
+
+std::string connection_string(const broker_endpoint& endpoint) {
+  // Utils.formatAddress puts an IPv6 host in brackets.
+  std::string host = endpoint.host.find(':') != std::string::npos
+                       ? '[' + endpoint.host + ']'
+                       : endpoint.host;
+  return endpoint.listener + "://" + host + ':' + std::to_string(endpoint.port);
+}
+
+const broker_endpoint* find_endpoint(const broker_registration& broker,
+                                     std::string_view listener) {
+  for (auto& endpoint : broker.endpoints)
+    if (endpoint.listener == listener)
+      return &endpoint;
+  return nullptr;
+}
+
+std::string encode_broker_registration(const broker_registration& broker) {
+  const broker_endpoint* plaintext = nullptr;
+  for (auto& endpoint : broker.endpoints)
+    if (endpoint.protocol == security_protocol::plaintext
+        && endpoint.listener != troupe_listener) {
+      plaintext = &endpoint;
+      break;
+    }
+  std::string endpoints = "[";
+  for (auto& endpoint : broker.endpoints) {
+    if (endpoints.size() > 1)
+      endpoints += ',';
+    endpoints += json_string(connection_string(endpoint));
+  }
+  endpoints += ']';
+  // `.toMap` of (listener -> protocol): a repeated listener keeps its first
+  // place and its last protocol.
+  json_members protocols;
+  for (auto& endpoint : broker.endpoints) {
+    auto value = json_string(to_string(endpoint.protocol));
+    auto i =
+      std::find_if(protocols.members.begin(), protocols.members.end(),
+                   [&](auto& m) { return m.first == endpoint.listener; });
+    if (i != protocols.members.end())
+      i->second = value;
+    else
+      protocols.add(endpoint.listener, value);
+  }
+  // BrokerIdZNode.encode: a mutable.Map of six entries, then rack, the
+  // listener map and the features (always empty in ZooKeeper mode).
+  json_members m;
+  m.add("version", "5");
+  m.add("host", plaintext && !plaintext->host.empty()
+                  ? json_string(plaintext->host)
+                  : "null");
+  m.add("port", std::to_string(plaintext ? plaintext->port : -1));
+  m.add("endpoints", endpoints);
+  m.add("jmx_port", std::to_string(broker.jmx_port));
+  m.add("timestamp", json_string(std::to_string(broker.timestamp_ms)));
+  if (broker.rack)
+    m.add("rack", json_string(*broker.rack));
+  m.add("listener_security_protocol_map", protocols.write_immutable_map());
+  m.add("features", "{}");
+  constexpr size_t created_with = 6;
+  return m.write_mutable_map(created_with);
+}
+
+decoded<broker_registration> decode_broker_registration(int32_t broker_id,
+                                                        std::string_view text) {
+  auto znode = "/brokers/ids/" + std::to_string(broker_id);
+  using result = decoded<broker_registration>;
+  try {
+    json doc;
+    std::string error;
+    if (!parse_object(text, doc, error))
+      return fail_with<broker_registration>(znode, error, text);
+    json_reader in{doc};
+    broker_registration broker;
+    broker.id = broker_id;
+    broker.version = in.int32("version");
+    broker.jmx_port = in.int32("jmx_port");
+    if (!in.error().empty())
+      return fail_with<broker_registration>(znode, in.error(), text);
+    if (broker.version < 1)
+      return fail_with<broker_registration>(
+        znode, "unsupported version of broker registration", text);
+    if (broker.version == 1) {
+      auto host = in.optional_string("host");
+      auto port = in.int32("port");
+      if (!host)
+        in.fail("missing \"host\"");
+      if (!in.error().empty())
+        return fail_with<broker_registration>(znode, in.error(), text);
+      broker.endpoints.push_back(
+        {"PLAINTEXT", *host, port, security_protocol::plaintext});
+    } else {
+      // Without a map, each listener is named after its security protocol
+      // (SocketServerConfigs.DEFAULT_NAME_TO_SECURITY_PROTO).
+      std::map<std::string, security_protocol> protocols{
+        {"PLAINTEXT", security_protocol::plaintext},
+        {"SSL", security_protocol::ssl},
+        {"SASL_PLAINTEXT", security_protocol::sasl_plaintext},
+        {"SASL_SSL", security_protocol::sasl_ssl},
+      };
+      if (auto* map = in.optional_object("listener_security_protocol_map")) {
+        protocols.clear();
+        for (auto& [name, value] : map->items()) {
+          auto protocol = value.is_string()
+                            ? security_protocol_from(value.get<std::string>())
+                            : std::nullopt;
+          if (!protocol)
+            return fail_with<broker_registration>(
+              znode, "unknown security protocol for listener " + name, text);
+          protocols[upper_case(name)] = *protocol;
+        }
+      }
+      if (!doc.contains("endpoints") || !doc.at("endpoints").is_array())
+        in.fail("\"endpoints\" is not an array");
+      if (!in.error().empty())
+        return fail_with<broker_registration>(znode, in.error(), text);
+      for (auto& entry : doc.at("endpoints")) {
+        broker_endpoint endpoint;
+        if (!entry.is_string()
+            || !parse_endpoint(entry.get<std::string>(), endpoint.listener,
+                               endpoint.host, endpoint.port))
+          return fail_with<broker_registration>(
+            znode, "malformed endpoint " + entry.dump(), text);
+        auto protocol = protocols.find(endpoint.listener);
+        if (protocol == protocols.end())
+          return fail_with<broker_registration>(
+            znode,
+            "no security protocol defined for listener " + endpoint.listener,
+            text);
+        endpoint.protocol = protocol->second;
+        broker.endpoints.push_back(std::move(endpoint));
+      }
+    }
+    broker.rack = in.optional_string("rack");
+    if (!parse_timestamp(in.optional_string("timestamp"), broker.timestamp_ms))
+      broker.timestamp_ms = 0; // Kafka does not read it either
+    if (!in.error().empty())
+      return fail_with<broker_registration>(znode, in.error(), text);
+    return broker;
+  } catch (const std::exception& e) {
+    return result::failure(znode + ": " + e.what());
+  }
+}
+
+// -- /controller and /controller_epoch ----------------------------------------------
+
+std::string encode_controller(int32_t broker_id, int64_t timestamp_ms) {
+  // An immutable Map of three entries keeps insertion order.
+  json_members m;
+  m.add("version", "1");
+  m.add("brokerid", std::to_string(broker_id));
+  m.add("timestamp", json_string(std::to_string(timestamp_ms)));
+  return m.write_immutable_map();
+}
+
+decoded<controller_registration> decode_controller(std::string_view text) {
+  using result = decoded<controller_registration>;
+  constexpr std::string_view znode = "/controller";
+  try {
+    json doc;
+    std::string error;
+    if (!parse_object(text, doc, error))
+      return fail_with<controller_registration>(znode, error, text);
+    json_reader in{doc};
+    controller_registration c;
+    c.broker_id = in.int32("brokerid");
+    if (in.has("version"))
+      c.version = in.int32("version");
+    if (in.has("kraftControllerEpoch"))
+      c.kraft_controller_epoch = in.int32("kraftControllerEpoch");
+    if (!parse_timestamp(in.optional_string("timestamp"), c.timestamp_ms))
+      c.timestamp_ms = 0;
+    if (!in.error().empty())
+      return fail_with<controller_registration>(znode, in.error(), text);
+    return c;
+  } catch (const std::exception& e) {
+    return result::failure(std::string{znode} + ": " + e.what());
+  }
+}
+
+std::string encode_controller_epoch(int32_t epoch) {
+  return std::to_string(epoch);
+}
+
+decoded<int32_t> decode_controller_epoch(std::string_view text) {
+  auto epoch = parse_java_int(text);
+  if (!epoch)
+    return decoded<int32_t>::failure("/controller_epoch: " + epoch.error());
+  return epoch;
+}
+
+// -- /brokers/topics/<t> ---------------------------------------------------------------
+
+std::string encode_topic_assignment(const topic_assignment& topic) {
+  // Three mutable.Maps built with `+=`; a partition appears under
+  // adding/removing_replicas only while that list is non-empty.
+  json_members partitions;
+  json_members adding;
+  json_members removing;
+  for (auto& [partition, assignment] : topic.partitions) {
+    auto key = std::to_string(partition);
+    partitions.add(key, json_int_array(assignment.replicas));
+    if (!assignment.adding_replicas.empty())
+      adding.add(key, json_int_array(assignment.adding_replicas));
+    if (!assignment.removing_replicas.empty())
+      removing.add(key, json_int_array(assignment.removing_replicas));
+  }
+  json_members m;
+  m.add("version", "3");
+  m.add("partitions", partitions.write_mutable_map(0));
+  m.add("adding_replicas", adding.write_mutable_map(0));
+  m.add("removing_replicas", removing.write_mutable_map(0));
+  if (topic.topic_id)
+    m.add("topic_id", json_string(to_string(*topic.topic_id)));
+  constexpr size_t created_with = 4;
+  return m.write_mutable_map(created_with);
+}
+
+decoded<topic_assignment> decode_topic_assignment(std::string_view text) {
+  using result = decoded<topic_assignment>;
+  constexpr std::string_view znode = "/brokers/topics/<topic>";
+  try {
+    json doc;
+    std::string error;
+    if (!parse_object(text, doc, error))
+      return fail_with<topic_assignment>(znode, error, text);
+    json_reader in{doc};
+    topic_assignment topic;
+    if (auto id = in.optional_string("topic_id")) {
+      auto uuid = parse_kafka_uuid(*id);
+      if (!uuid)
+        return fail_with<topic_assignment>(znode, uuid.error(), text);
+      topic.topic_id = *uuid;
+    }
+    auto* adding = in.optional_object("adding_replicas");
+    auto* removing = in.optional_object("removing_replicas");
+    auto* partitions = in.optional_object("partitions");
+    if (!in.error().empty())
+      return fail_with<topic_assignment>(znode, in.error(), text);
+    auto replicas_in = [&](const json* object, const std::string& key) {
+      if (object == nullptr || !object->contains(key))
+        return std::vector<int32_t>{};
+      return in.int32_array_of(object->at(key), key);
+    };
+    if (partitions != nullptr) {
+      for (auto& [key, replicas] : partitions->items()) {
+        auto partition = parse_java_int(key);
+        if (!partition)
+          return fail_with<topic_assignment>(znode, partition.error(), text);
+        replica_assignment assignment;
+        assignment.replicas = in.int32_array_of(replicas, key);
+        assignment.adding_replicas = replicas_in(adding, key);
+        assignment.removing_replicas = replicas_in(removing, key);
+        topic.partitions[*partition] = std::move(assignment);
+      }
+    }
+    if (!in.error().empty())
+      return fail_with<topic_assignment>(znode, in.error(), text);
+    return topic;
+  } catch (const std::exception& e) {
+    return result::failure(std::string{znode} + ": " + e.what());
+  }
+}
+
+// -- /brokers/topics/<t>/partitions/<p>/state ------------------------------------------
+
+std::string encode_partition_state(const leader_isr_state& state) {
+  // An immutable Map of five entries (a CHAMP HashMap), plus the recovery
+  // state only when it is not RECOVERED.
+  json_members m;
+  m.add("version", "1");
+  m.add("leader", std::to_string(state.leader));
+  m.add("leader_epoch", std::to_string(state.leader_epoch));
+  m.add("controller_epoch", std::to_string(state.controller_epoch));
+  m.add("isr", json_int_array(state.isr));
+  if (state.recovery != leader_recovery_state::recovered)
+    m.add("leader_recovery_state",
+          std::to_string(static_cast<int>(state.recovery)));
+  return m.write_immutable_map();
+}
+
+decoded<leader_isr_state> decode_partition_state(std::string_view text) {
+  using result = decoded<leader_isr_state>;
+  constexpr std::string_view znode = "partition state";
+  try {
+    json doc;
+    std::string error;
+    if (!parse_object(text, doc, error))
+      return fail_with<leader_isr_state>(znode, error, text);
+    json_reader in{doc};
+    leader_isr_state state;
+    state.leader = in.int32("leader");
+    state.leader_epoch = in.int32("leader_epoch");
+    state.isr = in.int32_array("isr");
+    state.controller_epoch = in.int32("controller_epoch");
+    if (in.has("leader_recovery_state")) {
+      auto value = in.int32("leader_recovery_state");
+      if (value == 0 || value == 1)
+        state.recovery = static_cast<leader_recovery_state>(value);
+      else
+        in.fail("unknown leader_recovery_state " + std::to_string(value));
+    }
+    if (!in.error().empty())
+      return fail_with<leader_isr_state>(znode, in.error(), text);
+    return state;
+  } catch (const std::exception& e) {
+    return result::failure(std::string{znode} + ": " + e.what());
+  }
+}
+
+// -- /cluster/id ---------------------------------------------------------------------------
+
+std::string encode_cluster_id(std::string_view cluster_id) {
+  json_members m;
+  m.add("version", json_string("1"));
+  m.add("id", json_string(cluster_id));
+  return m.write_immutable_map();
+}
+
+decoded<std::string> decode_cluster_id(std::string_view text) {
+  using result = decoded<std::string>;
+  constexpr std::string_view znode = "/cluster/id";
+  try {
+    json doc;
+    std::string error;
+    if (!parse_object(text, doc, error))
+      return fail_with<std::string>(znode, error, text);
+    json_reader in{doc};
+    auto id = in.optional_string("id");
+    if (!id)
+      in.fail("missing \"id\"");
+    if (!in.error().empty())
+      return fail_with<std::string>(znode, in.error(), text);
+    return *id;
+  } catch (const std::exception& e) {
+    return result::failure(std::string{znode} + ": " + e.what());
+  }
+}
+
+} // namespace troupe::zk
