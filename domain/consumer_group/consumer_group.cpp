@@ -178,14 +178,17 @@ consumer_group::heartbeat(const consumer_group_heartbeat_request& req,
     return answer({error_code::invalid_group_id,
                    "Group " + req.group_id + " is not coordinated here."});
   consumer_group_heartbeat_response result;
+  auto records = effects_.records.size();
   if (req.member_epoch == leave_group_member_epoch
       || req.member_epoch == leave_group_static_member_epoch)
     result = leave(req);
   else
     result = join_or_heartbeat(req, now_ms);
-  update_state(result.error == error_code::none
-                 ? "heartbeat of " + result.member_id.value_or("")
-                 : "failed heartbeat");
+  // The state follows the records: without one, it stays.
+  if (effects_.records.size() != records)
+    update_state(result.error == error_code::none
+                   ? "heartbeat of " + result.member_id.value_or("")
+                   : "failed heartbeat");
   return result;
 }
 
@@ -472,10 +475,17 @@ consumer_group::compute_subscription_metadata() const {
 void consumer_group::update_target_assignment(int32_t epoch) {
   // Kafka's TargetAssignmentBuilder.build: run the assignor over every
   // member and write the members whose target changed, then the epoch.
+  // Members and targets are both in member id order: walk them together.
+  static const partition_assignment none;
   assignor_spec spec;
   for (const auto& [name, t] : image_.subscription_metadata)
     spec.partition_counts[t.id] = t.partitions;
+  spec.members.reserve(image_.members.size());
+  auto target = image_.target_assignment.begin();
+  const auto targets_end = image_.target_assignment.end();
   for (const auto& [id, m] : image_.members) {
+    while (target != targets_end && target->first < id)
+      ++target;
     assignor_member am;
     am.member_id = id;
     am.instance_id = m.instance_id;
@@ -485,7 +495,8 @@ void consumer_group::update_target_assignment(int32_t epoch) {
       if (t != image_.subscription_metadata.end())
         am.subscribed_topic_ids.insert(t->second.id);
     }
-    am.target = target_of(id);
+    if (target != targets_end && target->first == id)
+      am.target = target->second;
     spec.members.push_back(std::move(am));
   }
   auto name = assignor();
@@ -493,11 +504,18 @@ void consumer_group::update_target_assignment(int32_t epoch) {
   if (!assign)
     invariant_failed(group_id_, "assignor " + name + " is not known");
   auto result = assign(spec);
+  std::vector<target_assignment_record> changed;
+  target = image_.target_assignment.begin();
   for (auto& [id, partitions] : result) {
-    auto old = image_.target_assignment.find(id);
-    if (old == image_.target_assignment.end() || old->second != partitions)
-      append(target_assignment_record{id, std::move(partitions), false});
+    while (target != targets_end && target->first < id)
+      ++target;
+    bool same = target != targets_end && target->first == id
+                && target->second == partitions;
+    if (!same)
+      changed.push_back({id, std::move(partitions), false});
   }
+  for (auto& r : changed)
+    append(std::move(r));
   append(target_assignment_epoch_record{epoch, false});
 }
 

@@ -40,9 +40,13 @@ std::vector<std::vector<tp>> kept_partitions(const assignor_spec& spec) {
 
 target_assignment_map to_map(const assignor_spec& spec,
                              const std::vector<std::vector<tp>>& xs) {
+  // Members come in id order: each insert goes at the end.
   target_assignment_map result;
   for (size_t i = 0; i < spec.members.size(); ++i) {
-    auto& a = result[spec.members[i].member_id];
+    auto& a = result
+                .emplace_hint(result.end(), spec.members[i].member_id,
+                              partition_assignment{})
+                ->second;
     for (const auto& x : xs[i])
       add_partition(a, x.topic, x.partition);
   }
