@@ -146,6 +146,24 @@ constexpr error_info errors[] = {
    "The given update version was invalid.", false},
   {error_code::ineligible_replica, "INELIGIBLE_REPLICA",
    "The new ISR contains at least one ineligible replica.", false},
+  {error_code::fenced_member_epoch, "FENCED_MEMBER_EPOCH",
+   "The member epoch is fenced by the group coordinator. The member must "
+   "abandon all its partitions and rejoin.",
+   false},
+  {error_code::unreleased_instance_id, "UNRELEASED_INSTANCE_ID",
+   "The instance ID is still used by another member in the consumer group. "
+   "That member must leave first.",
+   false},
+  {error_code::unsupported_assignor, "UNSUPPORTED_ASSIGNOR",
+   "The assignor or its version range is not supported by the consumer "
+   "group.",
+   false},
+  {error_code::stale_member_epoch, "STALE_MEMBER_EPOCH",
+   "The member epoch is stale. The member must retry after receiving its "
+   "updated member epoch via the ConsumerGroupHeartbeat API.",
+   false},
+  {error_code::invalid_regular_expression, "INVALID_REGULAR_EXPRESSION",
+   "The regular expression is not valid.", false},
 };
 
 const error_info* find(error_code code) noexcept {

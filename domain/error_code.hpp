@@ -57,6 +57,11 @@ enum class error_code : int16_t {
   invalid_record = 87,
   invalid_update_version = 95,
   ineligible_replica = 107,
+  fenced_member_epoch = 110,
+  unreleased_instance_id = 111,
+  unsupported_assignor = 112,
+  stale_member_epoch = 113,
+  invalid_regular_expression = 128,
 };
 
 /// Kafka's upper-case name, e.g. "ILLEGAL_GENERATION".

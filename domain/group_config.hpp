@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace troupe {
 
@@ -30,6 +32,26 @@ struct group_config {
   /// Longest group id / member id / instance id accepted: Kafka's strings
   /// are int16-length prefixed.
   int32_t max_id_length = 32767;
+
+  // -- the consumer group protocol (KIP-848), Kafka's group.consumer.* --
+
+  /// group.consumer.session.timeout.ms
+  int32_t consumer_session_timeout_ms = 45000;
+  /// group.consumer.min.session.timeout.ms
+  int32_t consumer_min_session_timeout_ms = 45000;
+  /// group.consumer.max.session.timeout.ms
+  int32_t consumer_max_session_timeout_ms = 60000;
+  /// group.consumer.heartbeat.interval.ms
+  int32_t consumer_heartbeat_interval_ms = 5000;
+  /// group.consumer.min.heartbeat.interval.ms
+  int32_t consumer_min_heartbeat_interval_ms = 5000;
+  /// group.consumer.max.heartbeat.interval.ms
+  int32_t consumer_max_heartbeat_interval_ms = 15000;
+  /// group.consumer.max.size
+  int32_t consumer_max_size = std::numeric_limits<int32_t>::max();
+  /// group.consumer.assignors: server-side assignors by name; the first is
+  /// the default when no member names one.
+  std::vector<std::string> consumer_assignors{"uniform", "range"};
 };
 
 } // namespace troupe

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <limits>
 
+#include "domain/consumer_group/server_assignor.hpp"
+
 namespace troupe {
 
 namespace {
@@ -76,7 +78,44 @@ const std::vector<property_doc> docs = {
    "how long a commit waits for __consumer_offsets to hold it"},
   {"replica.fetch.wait.max.ms", "500", "a follower's fetch long-poll"},
   {"replica.fetch.backoff.ms", "1000", "a follower's pause after an error"},
+  {"group.consumer.session.timeout.ms", "45000",
+   "session timeout of consumer-protocol (KIP-848) group members"},
+  {"group.consumer.min.session.timeout.ms", "45000",
+   "smallest group.consumer.session.timeout.ms"},
+  {"group.consumer.max.session.timeout.ms", "60000",
+   "largest group.consumer.session.timeout.ms"},
+  {"group.consumer.heartbeat.interval.ms", "5000",
+   "heartbeat interval given to consumer-protocol group members"},
+  {"group.consumer.min.heartbeat.interval.ms", "5000",
+   "smallest group.consumer.heartbeat.interval.ms"},
+  {"group.consumer.max.heartbeat.interval.ms", "15000",
+   "largest group.consumer.heartbeat.interval.ms"},
+  {"group.consumer.max.size", "2147483647",
+   "most members a consumer-protocol group may have"},
+  {"group.consumer.assignors", "uniform,range",
+   "server-side assignors (names or Kafka's class names); the first is the "
+   "default"},
 };
+
+/// group.consumer.assignors: a comma-separated list of names or Kafka's
+/// class names, stored by name.
+bool parse_assignors(std::string_view text, std::vector<std::string>& out) {
+  std::vector<std::string> names;
+  while (!text.empty()) {
+    auto comma = text.find(',');
+    auto item = trim(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view{}
+                                           : text.substr(comma + 1);
+    auto name = server_assignor_name(item);
+    if (name.empty())
+      return false;
+    names.emplace_back(name);
+  }
+  if (names.empty())
+    return false;
+  out = std::move(names);
+  return true;
+}
 
 } // namespace
 
@@ -183,6 +222,27 @@ void apply_properties(const properties& props, cluster_config& cfg,
       ok = parse_int<int32_t>(value, cfg.replica_fetch_backoff_ms, 0, i32max);
     else if (key == "offset.metadata.max.bytes")
       ok = parse_int<int32_t>(value, g.offset_metadata_max_bytes, 0, i32max);
+    else if (key == "group.consumer.session.timeout.ms")
+      ok = parse_int<int32_t>(value, g.consumer_session_timeout_ms, 1, i32max);
+    else if (key == "group.consumer.min.session.timeout.ms")
+      ok =
+        parse_int<int32_t>(value, g.consumer_min_session_timeout_ms, 1, i32max);
+    else if (key == "group.consumer.max.session.timeout.ms")
+      ok =
+        parse_int<int32_t>(value, g.consumer_max_session_timeout_ms, 1, i32max);
+    else if (key == "group.consumer.heartbeat.interval.ms")
+      ok =
+        parse_int<int32_t>(value, g.consumer_heartbeat_interval_ms, 1, i32max);
+    else if (key == "group.consumer.min.heartbeat.interval.ms")
+      ok = parse_int<int32_t>(value, g.consumer_min_heartbeat_interval_ms, 1,
+                              i32max);
+    else if (key == "group.consumer.max.heartbeat.interval.ms")
+      ok = parse_int<int32_t>(value, g.consumer_max_heartbeat_interval_ms, 1,
+                              i32max);
+    else if (key == "group.consumer.max.size")
+      ok = parse_int<int32_t>(value, g.consumer_max_size, 1, i32max);
+    else if (key == "group.consumer.assignors")
+      ok = parse_assignors(value, g.consumer_assignors);
     else if (key.rfind("troupe.scheduler.", 0) == 0)
       continue; // process settings
     else {
@@ -195,6 +255,37 @@ void apply_properties(const properties& props, cluster_config& cfg,
   if (cfg.group.min_session_timeout_ms > cfg.group.max_session_timeout_ms)
     errors.push_back("group.min.session.timeout.ms must not exceed "
                      "group.max.session.timeout.ms");
+  // Kafka's GroupCoordinatorConfig requirements, in its words.
+  const auto& g = cfg.group;
+  auto require = [&](bool holds, const char* what) {
+    if (!holds)
+      errors.push_back(what);
+  };
+  require(g.consumer_max_heartbeat_interval_ms
+            >= g.consumer_min_heartbeat_interval_ms,
+          "group.consumer.max.heartbeat.interval.ms must be greater than or "
+          "equal to group.consumer.min.heartbeat.interval.ms");
+  require(g.consumer_heartbeat_interval_ms
+            >= g.consumer_min_heartbeat_interval_ms,
+          "group.consumer.heartbeat.interval.ms must be greater than or equal "
+          "to group.consumer.min.heartbeat.interval.ms");
+  require(g.consumer_heartbeat_interval_ms
+            <= g.consumer_max_heartbeat_interval_ms,
+          "group.consumer.heartbeat.interval.ms must be less than or equal to "
+          "group.consumer.max.heartbeat.interval.ms");
+  require(g.consumer_max_session_timeout_ms
+            >= g.consumer_min_session_timeout_ms,
+          "group.consumer.max.session.timeout.ms must be greater than or "
+          "equal to group.consumer.min.session.timeout.ms");
+  require(g.consumer_session_timeout_ms >= g.consumer_min_session_timeout_ms,
+          "group.consumer.session.timeout.ms must be greater than or equal to "
+          "group.consumer.min.session.timeout.ms");
+  require(g.consumer_session_timeout_ms <= g.consumer_max_session_timeout_ms,
+          "group.consumer.session.timeout.ms must be less than or equal to "
+          "group.consumer.max.session.timeout.ms");
+  require(g.consumer_heartbeat_interval_ms < g.consumer_session_timeout_ms,
+          "group.consumer.heartbeat.interval.ms must be less than "
+          "group.consumer.session.timeout.ms");
 }
 
 void apply_process_properties(const properties& props, process_config& cfg,

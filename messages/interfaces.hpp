@@ -33,6 +33,21 @@ using group_coordinator_actor = caf::typed_actor<
   caf::reacts_to<join_timeout>, caf::reacts_to<sync_timeout>,
   caf::reacts_to<group_shutdown>>;
 
+/// One per KIP-848 consumer group, on the broker that leads the group's
+/// __consumer_offsets partition (actors/consumer_group_coordinator).
+using consumer_group_coordinator_actor = caf::typed_actor<
+  caf::replies_to<consumer_group_heartbeat_request>::with<
+    consumer_group_heartbeat_response>,
+  caf::replies_to<consumer_group_describe_request>::with<
+    consumer_group_described_group>,
+  caf::replies_to<offset_commit_request>::with<offset_commit_response>,
+  caf::replies_to<offset_fetch_request>::with<offset_fetch_response>,
+  caf::replies_to<list_groups_request>::with<listed_group>,
+  caf::reacts_to<consumer_group_topics>,
+  caf::reacts_to<consumer_group_session_timeout>,
+  caf::reacts_to<consumer_group_rebalance_timeout>,
+  caf::reacts_to<group_shutdown>>;
+
 /// One per member (and per pending member): owns its session timer.
 using member_session_actor =
   caf::typed_actor<caf::reacts_to<session_rearm>, caf::reacts_to<session_tick>>;

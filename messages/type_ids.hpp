@@ -8,6 +8,7 @@
 #include <caf/type_id.hpp>
 
 #include "messages/cluster_messages.hpp"
+#include "messages/consumer_group_messages.hpp"
 #include "messages/group_messages.hpp"
 #include "messages/replication_messages.hpp"
 
@@ -103,6 +104,16 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::replica_statuses))
   CAF_ADD_TYPE_ID(troupe, (troupe::broker_status_request))
   CAF_ADD_TYPE_ID(troupe, (troupe::offsets_load_retry))
+
+  // -- consumer group protocol (KIP-848)
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_heartbeat_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_heartbeat_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_describe_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_describe_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_described_group))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_topics))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_session_timeout))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_rebalance_timeout))
 
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on

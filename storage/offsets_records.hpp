@@ -4,7 +4,8 @@
 // replay: a coordinator that takes over an offsets partition rebuilds every
 // group's committed offsets and last stored metadata from them, as Kafka's
 // GroupMetadataManager.loadGroupsAndOffsets does. A record without a value
-// is a tombstone.
+// is a tombstone. KIP-848 consumer groups add their own records (domain/
+// consumer_group/records.hpp), replayed into one image per group.
 
 #include <cstdint>
 #include <map>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "domain/consumer_group/records.hpp"
 #include "domain/offset_store.hpp"
 #include "domain/topic_partition.hpp"
 
@@ -68,15 +70,28 @@ record_kv group_metadata_record(const std::string& group,
                                 const stored_group& value);
 record_kv group_tombstone(const std::string& group);
 
+/// A KIP-848 group's record as __consumer_offsets bytes, keyed as Kafka's
+/// (group) or (group, member id); its offset records use the encoding of
+/// offset_commit_record.
+record_kv consumer_group_record_kv(const std::string& group,
+                                   const consumer_group_record& record);
+
 /// Everything one offsets partition says about its groups.
 struct offsets_partition_state {
   std::map<std::string, std::map<topic_partition, committed_offset>> offsets;
   std::map<std::string, stored_group> groups;
+  /// KIP-848 groups, without their offsets (those are in `offsets`).
+  std::map<std::string, consumer_group_image> consumer_groups;
   /// Records that could not be parsed (skipped, as Kafka logs and skips).
   size_t malformed = 0;
 
   /// Applies one record in log order; later records win, tombstones erase.
   void apply(const record_kv& record);
 };
+
+/// What a coordinator taking a KIP-848 group over restores it from
+/// (consumer_group::restore): the group's image with its committed offsets.
+consumer_group_image loaded_consumer_group(const offsets_partition_state& st,
+                                           const std::string& group);
 
 } // namespace troupe

@@ -60,6 +60,42 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
     error_code::member_id_required, 3, "consumer", "range", "m-1", "m-2",
     {{"m-1", "i-1", b({9})}}};
   offset_commit_request commit{"g", 4, "m-1", "", {{"t", 2, 99, 7, "meta"}}};
+  consumer_group_topic_partitions owned{uuid{1, 2}, "t", {0, 3}};
+  consumer_group_heartbeat_request cg_beat;
+  cg_beat.group_id = "g";
+  cg_beat.member_id = "AAAAAAAAAAAAAAAAAAAAAQ";
+  cg_beat.member_epoch = 3;
+  cg_beat.instance_id = "i-1";
+  cg_beat.rebalance_timeout_ms = 30000;
+  cg_beat.subscribed_topic_names = std::vector<std::string>{"t", "u"};
+  cg_beat.server_assignor = "range";
+  cg_beat.topic_partitions =
+    std::vector<consumer_group_topic_partitions>{owned};
+  cg_beat.client_id = "client";
+  cg_beat.client_host = "/127.0.0.1";
+  consumer_group_heartbeat_response cg_answer;
+  cg_answer.error = error_code::fenced_member_epoch;
+  cg_answer.error_message = "fenced";
+  cg_answer.member_id = "m";
+  cg_answer.member_epoch = 4;
+  cg_answer.heartbeat_interval_ms = 5000;
+  cg_answer.assignment = consumer_group_assignment{{owned}};
+  consumer_group_described_member cg_member;
+  cg_member.member_id = "m";
+  cg_member.rack_id = "r";
+  cg_member.member_epoch = 4;
+  cg_member.subscribed_topic_names = {"t"};
+  cg_member.assignment = {{owned}};
+  cg_member.target_assignment = {{owned, {uuid{3, 4}, "u", {1}}}};
+  cg_member.previous_member_epoch = 3;
+  cg_member.state = "UNREVOKED_PARTITIONS";
+  consumer_group_described_group cg_group;
+  cg_group.group_id = "g";
+  cg_group.group_state = "Reconciling";
+  cg_group.group_epoch = 5;
+  cg_group.assignment_epoch = 5;
+  cg_group.assignor_name = "uniform";
+  cg_group.members = {cg_member};
   auto covered = check_all(
     sys, join, joined,
     sync_group_request{"g",
@@ -144,13 +180,18 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
     epoch_end_offset_response{error_code::none, 2, 90},
     log_epoch_request{{"t", 0}, 1, 4},
     log_epoch_response{error_code::none, 0, 100, 4, 1, 60},
-    log_diverge_request{{"t", 0}, 1, 60, 55},
-    isr_expiration_tick{3}, produce_timeout{4}, fetch_timeout{5},
-    follower_fetch_tick{6}, replica_status_request{},
+    log_diverge_request{{"t", 0}, 1, 60, 55}, isr_expiration_tick{3},
+    produce_timeout{4}, fetch_timeout{5}, follower_fetch_tick{6},
+    replica_status_request{},
     replica_status{{"t", 0}, 1, "leader", 1, 2, {1, 0}, 0, 10, 9},
     replica_statuses{
       1, true, {{{"t", 0}, 1, "follower", 0, 2, {0, 1}, 0, 10, 9}}},
-    broker_status_request{}, offsets_load_retry{7, 3});
+    broker_status_request{}, offsets_load_retry{7, 3}, cg_beat, cg_answer,
+    consumer_group_describe_request{{"g", "h"}, true},
+    consumer_group_describe_response{0, {cg_group}}, cg_group,
+    consumer_group_topics{{{uuid{1, 2}, "t", 6}}},
+    consumer_group_session_timeout{"m", 7},
+    consumer_group_rebalance_timeout{"m", 8});
   // A message added to type_ids.hpp without a sample here fails this.
   CHECK(covered == caf::id_block::troupe::end - caf::id_block::troupe::begin);
 }

@@ -1,0 +1,256 @@
+#include "actors/consumer_group_coordinator.hpp"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/clock.hpp"
+#include "domain/log/record_batch.hpp"
+#include "storage/offsets_records.hpp"
+
+namespace troupe {
+
+namespace {
+
+using self_ptr = consumer_group_coordinator_ptr;
+
+/// Kafka's CoordinatorOperationExceptionHelper.handleOperationException:
+/// a failed write as a group client understands it.
+error_code write_error_for(error_code e) {
+  switch (e) {
+    case error_code::none:
+      return e;
+    case error_code::network_exception:
+      return error_code::coordinator_load_in_progress;
+    case error_code::unknown_topic_or_partition:
+    case error_code::not_enough_replicas:
+    case error_code::not_enough_replicas_after_append:
+    case error_code::request_timed_out:
+      return error_code::coordinator_not_available;
+    case error_code::not_leader_or_follower:
+    case error_code::kafka_storage_error:
+      return error_code::not_coordinator;
+    default:
+      return error_code::unknown_server_error;
+  }
+}
+
+template <class Tick>
+void arm(self_ptr self, int64_t delay_ms, Tick tick) {
+  if (delay_ms <= 0)
+    self->send(self, std::move(tick));
+  else
+    self->delayed_send(self, ms(delay_ms), std::move(tick));
+}
+
+void flush(self_ptr self);
+
+/// Carries out what the last call into the group asked for.
+void apply_effects(self_ptr self) {
+  auto& st = self->state;
+  auto fx = st.g->take_effects();
+  if (st.offsets_log)
+    for (auto& r : fx.records)
+      st.next.records.push_back(std::move(r));
+  for (auto& t : fx.session_timers)
+    arm(self, t.delay_ms,
+        consumer_group_session_timeout{std::move(t.member_id), t.timer});
+  for (auto& t : fx.rebalance_timers)
+    arm(self, t.delay_ms,
+        consumer_group_rebalance_timeout{std::move(t.member_id), t.timer});
+  auto now = now_ms(self);
+  for (auto& t : fx.transitions) {
+    spdlog::debug("consumer group {}: {} -> {} (epoch {}): {}", st.g->id(),
+                  state_name(t.from), state_name(t.to), t.group_epoch,
+                  t.reason);
+    if (st.listener)
+      self->send(st.listener,
+                 group_event{st.g->id(), std::string{state_name(t.from)},
+                             std::string{state_name(t.to)}, t.group_epoch,
+                             t.reason, now, st.g->size(), std::string{},
+                             st.g->assignor()});
+  }
+}
+
+/// Queues an answer behind the records written so far; `deliver` gets the
+/// outcome of their write.
+void answer_after_write(self_ptr self,
+                        std::function<void(error_code)> deliver) {
+  self->state.next.answers.push_back(std::move(deliver));
+  flush(self);
+}
+
+void on_written(self_ptr self, error_code e) {
+  auto& st = self->state;
+  st.writing = false;
+  auto done = std::exchange(st.in_flight, {});
+  if (e == error_code::none) {
+    for (const auto& r : done.records)
+      st.durable.apply(r);
+    for (auto& deliver : done.answers)
+      deliver(error_code::none);
+    flush(self);
+    return;
+  }
+  // Kafka reverts the group to its last committed state: so do we, and
+  // what was computed on top of the failed write fails with it.
+  auto error = write_error_for(e);
+  spdlog::warn("consumer group {}: records not written ({}), back to the "
+               "last written state",
+               st.g->id(), to_string(e));
+  auto behind = std::exchange(st.next, {});
+  for (auto& deliver : done.answers)
+    deliver(error);
+  for (auto& deliver : behind.answers)
+    deliver(error);
+  st.g->restore(st.durable, now_ms(self));
+  apply_effects(self);
+}
+
+/// Starts the next write, or answers at once when nothing waits for one.
+void flush(self_ptr self) {
+  auto& st = self->state;
+  if (st.writing)
+    return;
+  if (st.next.records.empty()) {
+    auto ready = std::exchange(st.next, {});
+    for (auto& deliver : ready.answers)
+      deliver(error_code::none);
+    return;
+  }
+  st.in_flight = std::exchange(st.next, {});
+  st.writing = true;
+  auto now = now_ms(self);
+  std::vector<record> records;
+  records.reserve(st.in_flight.records.size());
+  for (const auto& r : st.in_flight.records) {
+    auto kv = consumer_group_record_kv(st.g->id(), r);
+    records.push_back(record{std::move(kv.key), std::move(kv.value), now, {}});
+  }
+  self
+    ->request(st.offsets_log, ms(st.write_timeout_ms) * 2,
+              produce_request{st.offsets_partition, -1, st.write_timeout_ms,
+                              encode_batch(0, 0, records)})
+    .then(
+      [self](produce_response& r) { on_written(self, r.error); },
+      [self](caf::error&) { on_written(self, error_code::request_timed_out); });
+}
+
+/// Answers what waits with `reason` and stops.
+void tear_down(self_ptr self, error_code reason, const caf::error& why) {
+  auto& st = self->state;
+  st.g->shutdown();
+  apply_effects(self);
+  auto waiting = std::exchange(st.in_flight, {});
+  auto behind = std::exchange(st.next, {});
+  for (auto& deliver : waiting.answers)
+    deliver(reason);
+  for (auto& deliver : behind.answers)
+    deliver(reason);
+  self->quit(why);
+}
+
+/// The image reads are answered from.
+const consumer_group_image& readable(self_ptr self) {
+  auto& st = self->state;
+  return st.offsets_log ? st.durable : st.g->image();
+}
+
+} // namespace
+
+consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
+  consumer_group_coordinator_ptr self, std::string group_id,
+  group_config config, uint64_t seed, event_listener_actor listener,
+  replica_actor offsets_log, topic_partition offsets_partition,
+  std::vector<topic_info> topics, consumer_group_image loaded) {
+  auto& st = self->state;
+  st.write_timeout_ms = config.offset_commit_timeout_ms;
+  st.g = std::make_unique<consumer_group>(std::move(group_id),
+                                          std::move(config), seed);
+  st.g->update_topics(topics);
+  st.listener = std::move(listener);
+  st.offsets_log = std::move(offsets_log);
+  st.offsets_partition = std::move(offsets_partition);
+  if (loaded.exists || !loaded.offsets.empty())
+    st.g->restore(loaded, now_ms(self));
+  st.durable = std::move(loaded);
+  apply_effects(self);
+  // The broker links its coordinators: when it goes, they resign.
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    tear_down(self, error_code::not_coordinator, msg.reason);
+  });
+  return {
+    [self](consumer_group_heartbeat_request& req)
+      -> caf::result<consumer_group_heartbeat_response> {
+      auto res = self->state.g->heartbeat(req, now_ms(self));
+      apply_effects(self);
+      if (!self->state.offsets_log)
+        return res;
+      auto rp =
+        self->make_response_promise<consumer_group_heartbeat_response>();
+      answer_after_write(self, [rp, res](error_code e) mutable {
+        if (e == error_code::none) {
+          rp.deliver(std::move(res));
+          return;
+        }
+        consumer_group_heartbeat_response failed;
+        failed.error = e;
+        rp.deliver(std::move(failed));
+      });
+      return rp;
+    },
+    [self](offset_commit_request& req) -> caf::result<offset_commit_response> {
+      auto res = self->state.g->commit(req, now_ms(self));
+      apply_effects(self);
+      if (!self->state.offsets_log)
+        return res;
+      auto rp = self->make_response_promise<offset_commit_response>();
+      answer_after_write(self, [rp, res](error_code e) mutable {
+        for (auto& p : res.partitions)
+          if (p.error == error_code::none)
+            p.error = e;
+        rp.deliver(std::move(res));
+      });
+      return rp;
+    },
+    [self](offset_fetch_request& req) {
+      if (self->state.g->state() == consumer_group_state::dead) {
+        offset_fetch_response r;
+        r.error = error_code::not_coordinator;
+        return r;
+      }
+      return fetch_offsets(readable(self).offsets, req);
+    },
+    [self](consumer_group_describe_request&) {
+      auto& g = *self->state.g;
+      return describe_consumer_group(g.id(), readable(self), g.topics_by_id(),
+                                     g.config().consumer_assignors,
+                                     g.state() == consumer_group_state::dead);
+    },
+    [self](list_groups_request&) {
+      auto& g = *self->state.g;
+      return listed_group{
+        g.id(), "consumer",
+        std::string{state_name(derive_state(readable(self)))}};
+    },
+    [self](consumer_group_topics& msg) {
+      self->state.g->update_topics(msg.topics);
+      apply_effects(self);
+    },
+    [self](consumer_group_session_timeout& t) {
+      self->state.g->on_session_timer(t.member_id, t.timer, now_ms(self));
+      apply_effects(self);
+      flush(self);
+    },
+    [self](consumer_group_rebalance_timeout& t) {
+      self->state.g->on_rebalance_timer(t.member_id, t.timer, now_ms(self));
+      apply_effects(self);
+      flush(self);
+    },
+    [self](group_shutdown& s) {
+      // A normal exit: the broker resigned the group, nothing failed.
+      tear_down(self, s.reason, caf::exit_reason::normal);
+    },
+  };
+}
+
+} // namespace troupe

@@ -1,0 +1,320 @@
+#pragma once
+
+// KIP-848's consumer group (Kafka's group-coordinator GroupMetadataManager
+// .consumerGroupHeartbeat and modern.consumer.ConsumerGroup) as a plain
+// class: no actors, no clocks. The caller passes the time in, writes the
+// records this class emits to __consumer_offsets before it hands out the
+// answers, arms the timers it asks for and hands their ids back when they
+// fire. Comments that restate Kafka's semantics say so.
+//
+// The group's state is the replay of its records (consumer_group_image):
+// every change is a record, applied here as it is emitted, exactly as a
+// coordinator that takes the group over replays it (restore).
+//
+// Topics: members subscribe by name, assignments are by topic id. The
+// caller supplies every topic of the cluster (update_topics: name, id,
+// partition count); as Kafka, a change of a subscribed topic bumps the
+// group epoch on the next heartbeat, which recomputes the target.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "domain/consumer_group/current_assignment.hpp"
+#include "domain/consumer_group/records.hpp"
+#include "domain/consumer_group/server_assignor.hpp"
+#include "domain/group_config.hpp"
+#include "messages/consumer_group_messages.hpp"
+#include "messages/group_messages.hpp"
+
+namespace troupe {
+
+/// Kafka's ConsumerGroup.ConsumerGroupState.
+enum class consumer_group_state : uint8_t {
+  empty,
+  /// The group epoch is ahead of the target assignment's.
+  assigning,
+  /// Some member is not yet at the target assignment.
+  reconciling,
+  stable,
+  dead,
+};
+
+/// Kafka's name: "Empty", "Assigning", "Reconciling", "Stable", "Dead".
+std::string_view state_name(consumer_group_state state) noexcept;
+
+/// Kafka's ConsumerGroup.maybeUpdateGroupState, for any image.
+consumer_group_state derive_state(const consumer_group_image& image);
+
+/// A timer the caller arms for a member; when it fires, the caller hands
+/// member id and timer back. A newer timer of the same kind for the member
+/// makes older ones stale.
+struct consumer_group_timer {
+  std::string member_id;
+  uint64_t timer = 0;
+  int64_t delay_ms = 0;
+};
+
+struct consumer_group_transition {
+  consumer_group_state from;
+  consumer_group_state to;
+  int32_t group_epoch = 0;
+  int32_t assignment_epoch = 0;
+  std::string reason;
+};
+
+/// What a call asks the caller to do.
+struct consumer_group_effects {
+  /// Write these (in order, acks=all) before any answer of the same call
+  /// goes out; if the write fails, restore the group from what was written
+  /// before (Kafka reverts to the last committed state).
+  std::vector<consumer_group_record> records;
+  std::vector<consumer_group_timer> session_timers;
+  std::vector<consumer_group_timer> rebalance_timers;
+  std::vector<consumer_group_transition> transitions;
+
+  bool empty() const noexcept {
+    return records.empty() && session_timers.empty() && rebalance_timers.empty()
+           && transitions.empty();
+  }
+};
+
+class consumer_group {
+public:
+  // -- constructors ----------------------------------------------------------
+
+  /// `config.consumer_*` are the group.consumer.* settings.
+  consumer_group(std::string group_id, group_config config, uint64_t seed);
+
+  consumer_group(const consumer_group&) = delete;
+  consumer_group& operator=(const consumer_group&) = delete;
+
+  // -- requests --------------------------------------------------------------
+
+  /// ConsumerGroupHeartbeat: join (epoch 0), heartbeat, leave (-1, -2).
+  consumer_group_heartbeat_response
+  heartbeat(const consumer_group_heartbeat_request& req, int64_t now_ms);
+
+  /// OffsetCommit, its generation id being the member epoch (Kafka's
+  /// ConsumerGroup.validateOffsetCommit).
+  offset_commit_response commit(const offset_commit_request& req,
+                                int64_t now_ms);
+
+  /// OffsetFetch of the committed offsets (no member fields: an admin
+  /// fetch, always allowed).
+  offset_fetch_response fetch(const offset_fetch_request& req) const;
+
+  /// ConsumerGroupDescribe of this group.
+  consumer_group_described_group describe() const;
+
+  listed_group listing() const;
+
+  // -- cluster metadata ------------------------------------------------------
+
+  /// The topics of the cluster. A change of a subscribed topic bumps the
+  /// group epoch on the next heartbeat (Kafka's requestMetadataRefresh).
+  void update_topics(const std::vector<topic_info>& topics);
+
+  // -- timers ----------------------------------------------------------------
+
+  /// A session timer fired: the member is fenced unless it heartbeated
+  /// within group.consumer.session.timeout.ms (then the timer is re-armed).
+  void on_session_timer(const std::string& member_id, uint64_t timer,
+                        int64_t now_ms);
+
+  /// A rebalance timer fired: a member still revoking in the epoch the
+  /// timer was armed for is fenced.
+  void on_rebalance_timer(const std::string& member_id, uint64_t timer,
+                          int64_t now_ms);
+
+  // -- loading and teardown --------------------------------------------------
+
+  /// Takes the group over from its replayed records (Kafka's replay plus
+  /// onLoaded): every member gets a full session timeout from `now_ms`,
+  /// members still revoking get their rebalance timeout again, and the
+  /// subscription metadata is checked against the topics on the next
+  /// heartbeat. Emits no records.
+  void restore(consumer_group_image image, int64_t now_ms);
+
+  /// The coordinator gives the group up: it becomes Dead and answers
+  /// NOT_COORDINATOR from now on.
+  void shutdown();
+
+  // -- effects ---------------------------------------------------------------
+
+  consumer_group_effects take_effects() {
+    return std::exchange(effects_, consumer_group_effects{});
+  }
+
+  // -- observers -------------------------------------------------------------
+
+  const std::string& id() const noexcept {
+    return group_id_;
+  }
+  consumer_group_state state() const noexcept {
+    return state_;
+  }
+  int32_t group_epoch() const noexcept {
+    return image_.group_epoch;
+  }
+  int32_t assignment_epoch() const noexcept {
+    return image_.assignment_epoch;
+  }
+  /// Everything the group's records say, as replayed.
+  const consumer_group_image& image() const noexcept {
+    return image_;
+  }
+  size_t size() const noexcept {
+    return image_.members.size();
+  }
+  const consumer_member* member(const std::string& member_id) const;
+  /// The member's target assignment (empty when it has none).
+  const partition_assignment& target_of(const std::string& member_id) const;
+  /// The assignor the next target assignment uses (Kafka's
+  /// preferredServerAssignor, else the first of group.consumer.assignors).
+  std::string assignor() const;
+  const group_config& config() const noexcept {
+    return config_;
+  }
+  /// The cluster's topics by id, as last supplied.
+  const std::map<uuid, topic_info>& topics_by_id() const noexcept {
+    return topics_by_id_;
+  }
+
+private:
+  struct failure {
+    error_code error;
+    std::string message;
+  };
+
+  /// A member's timers (not persisted: restore arms them afresh).
+  struct member_timers {
+    int64_t session_deadline_ms = 0;
+    uint64_t session_timer = 0;
+    uint64_t rebalance_timer = 0;
+    int32_t rebalance_epoch = 0;
+  };
+
+  struct partition_owner {
+    std::string member_id;
+    int32_t epoch = 0;
+  };
+
+  // -- heartbeat paths (Kafka's GroupMetadataManager) -------------------------
+
+  std::optional<failure>
+  validate(const consumer_group_heartbeat_request& req) const;
+
+  consumer_group_heartbeat_response
+  join_or_heartbeat(const consumer_group_heartbeat_request& req,
+                    int64_t now_ms);
+
+  consumer_group_heartbeat_response
+  leave(const consumer_group_heartbeat_request& req);
+
+  /// getOrMaybeSubscribe{Dynamic,Static}ConsumerGroupMember: the member the
+  /// heartbeat is for, as it stands before this heartbeat (a new one is not
+  /// yet part of the group).
+  std::variant<consumer_member, failure>
+  find_or_create_member(const consumer_group_heartbeat_request& req,
+                        const std::string& member_id,
+                        const std::optional<partition_assignment>& owned);
+
+  std::optional<failure>
+  check_member_epoch(const consumer_member& m, int32_t received,
+                     const std::optional<partition_assignment>& owned) const;
+
+  // -- group changes -----------------------------------------------------------
+
+  /// replaceMember: the static member `old_id` comes back as `m`.
+  void replace_member(const std::string& old_id, const consumer_member& m);
+  /// removeMember: the member's three tombstones.
+  void remove_member(const std::string& member_id);
+  /// consumerGroupFenceMember.
+  void fence_member(const std::string& member_id, const std::string& reason);
+  std::map<std::string, topic_info> compute_subscription_metadata() const;
+  /// TargetAssignmentBuilder for the group at `epoch`.
+  void update_target_assignment(int32_t epoch);
+  /// maybeReconcile; false when the member must be fenced.
+  bool maybe_reconcile(const std::string& member_id,
+                       const std::optional<partition_assignment>& owned);
+
+  // -- records -----------------------------------------------------------------
+
+  /// Applies `r` to the image and its indexes and emits it.
+  void append(consumer_group_record r);
+  void unindex(const consumer_member& m);
+  void index(const consumer_member& m);
+  void rebuild_indexes();
+  int32_t current_partition_epoch(const uuid& topic, int32_t partition) const;
+
+  // -- timers ------------------------------------------------------------------
+
+  void schedule_session(const std::string& member_id, int64_t now_ms);
+  void schedule_rebalance(const std::string& member_id, int32_t epoch,
+                          int32_t timeout_ms);
+  void cancel_rebalance(const std::string& member_id);
+
+  // -- helpers -----------------------------------------------------------------
+
+  void update_state(const std::string& reason);
+  std::string generate_member_id();
+  std::optional<partition_assignment> resolve(
+    const nullable<std::vector<consumer_group_topic_partitions>>& xs) const;
+  consumer_group_assignment
+  to_wire(const partition_assignment& assignment) const;
+  consumer_group_heartbeat_response answer(const failure& f) const;
+
+  // -- state -------------------------------------------------------------------
+
+  std::string group_id_;
+  group_config config_;
+  std::mt19937_64 rng_;
+  consumer_group_image image_;
+  consumer_group_state state_ = consumer_group_state::empty;
+
+  // Derived from image_ (Kafka keeps the same indexes in ConsumerGroup).
+  std::map<uuid, std::map<int32_t, partition_owner>> partition_owners_;
+  /// group.instance.id -> member id.
+  std::map<std::string, std::string> static_members_;
+  /// Subscribed topic name -> number of subscribers.
+  std::map<std::string, int> subscribed_topics_;
+  /// Server assignor name -> number of members naming it.
+  std::map<std::string, int> server_assignors_;
+
+  std::map<std::string, topic_info> topics_by_name_;
+  std::map<uuid, topic_info> topics_by_id_;
+  /// The subscribed topics' metadata may have changed.
+  bool metadata_refresh_needed_ = false;
+
+  std::map<std::string, member_timers> timers_;
+  uint64_t next_timer_ = 0;
+
+  consumer_group_effects effects_;
+};
+
+// -- reads of any image (the coordinator answers reads from its durable one) --
+
+consumer_group_described_group describe_consumer_group(
+  const std::string& group_id, const consumer_group_image& image,
+  const std::map<uuid, topic_info>& topics_by_id,
+  const std::vector<std::string>& assignors, bool dead = false);
+
+offset_fetch_response
+fetch_offsets(const std::map<topic_partition, committed_offset>& offsets,
+              const offset_fetch_request& req);
+
+/// The assignor a group with these members uses: the one most members
+/// name, ties by the order of `configured`; the first configured when no
+/// member names one.
+std::string preferred_assignor(const std::map<std::string, int>& counts,
+                               const std::vector<std::string>& configured);
+
+} // namespace troupe
