@@ -46,6 +46,10 @@ std::string to_string(const uuid& x) {
 }
 
 std::optional<uuid> uuid_from_string(std::string_view text) {
+  // Uuid.fromString decodes with Java's URL-safe decoder, which takes the
+  // padding of 16 bytes ("==") too.
+  if (text.size() == 24 && text.substr(22) == "==")
+    text = text.substr(0, 22);
   if (text.size() != 22)
     return std::nullopt;
   uint8_t bytes[16];

@@ -37,7 +37,7 @@ struct uuid {
 std::string to_string(const uuid& x);
 
 /// Kafka's Uuid.fromString; nullopt unless `text` is 22 base64url
-/// characters that decode to 16 bytes.
+/// characters (optionally padded with "==") that decode to 16 bytes.
 std::optional<uuid> uuid_from_string(std::string_view text);
 
 /// Kafka's Uuid.randomUuid: a version-4 UUID that is neither of the

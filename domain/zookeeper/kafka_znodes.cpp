@@ -630,10 +630,11 @@ decoded<topic_assignment> decode_topic_assignment(std::string_view text) {
     json_reader in{doc};
     topic_assignment topic;
     if (auto id = in.optional_string("topic_id")) {
-      auto uuid = parse_kafka_uuid(*id);
-      if (!uuid)
-        return fail_with<topic_assignment>(znode, uuid.error(), text);
-      topic.topic_id = *uuid;
+      auto parsed = uuid_from_string(*id);
+      if (!parsed)
+        return fail_with<topic_assignment>(znode, "malformed topic_id " + *id,
+                                           text);
+      topic.topic_id = *parsed;
     }
     auto* adding = in.optional_object("adding_replicas");
     auto* removing = in.optional_object("removing_replicas");

@@ -16,7 +16,7 @@
 
 #include "domain/topic_partition.hpp"
 #include "domain/zookeeper/decoded.hpp"
-#include "domain/zookeeper/kafka_uuid.hpp"
+#include "domain/uuid.hpp"
 
 namespace troupe::zk {
 
@@ -157,7 +157,7 @@ struct replica_assignment {
 
 /// TopicIdReplicaAssignment.
 struct topic_assignment {
-  std::optional<kafka_uuid> topic_id;
+  std::optional<uuid> topic_id;
   std::map<int32_t, replica_assignment> partitions;
 };
 

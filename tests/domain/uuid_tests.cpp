@@ -26,7 +26,11 @@ TEST_CASE("a Uuid parses back from its string, and nothing else parses") {
   }
   CHECK(!uuid_from_string(""));
   CHECK(!uuid_from_string("AAAAAAAAAAAAAAAAAAAAA"));  // 21 characters
-  CHECK(!uuid_from_string("AAAAAAAAAAAAAAAAAAAAA=")); // padding
+  CHECK(!uuid_from_string("AAAAAAAAAAAAAAAAAAAAA=")); // one pad
+  CHECK(!uuid_from_string("AAAAAAAAAAAAAAAAAAAAAAAAA"));
+  // Java's URL-safe decoder, which Uuid.fromString uses, takes "==".
+  CHECK(uuid_from_string("RSZ--odYRlSOPGRgukKnAQ==")
+        == uuid_from_string("RSZ--odYRlSOPGRgukKnAQ"));
   CHECK(!uuid_from_string("AAAAAAAAAAAAAAAAAAAAAB")); // bits past 128
   CHECK(!uuid_from_string("AAAAAAAAAAAAAAAAAAAA+A")); // not URL-safe
 }
