@@ -40,7 +40,8 @@ topic_result create_topic(controller_state& st, const new_topic& t) {
   // Kafka picks a random start broker; a hash of the name spreads topics
   // over the brokers just as well and is reproducible.
   auto start = static_cast<int32_t>(std::hash<std::string>{}(t.name) % 1024);
-  auto e = st.metadata.create_topic(t.name, partitions, rf, start);
+  auto e = st.metadata.create_topic(t.name, partitions, rf, start,
+                                    random_uuid(st.rng));
   switch (e) {
     case error_code::none:
       spdlog::info("controller: created topic {} with {} partitions, "
@@ -70,7 +71,7 @@ partition_metadata to_message(int32_t partition, const partition_state& s) {
 }
 
 topic_metadata describe(const controller_state& st, const std::string& name) {
-  topic_metadata t{error_code::none, name, 0, {}};
+  topic_metadata t{error_code::none, name, 0, {}, st.metadata.topic_id(name)};
   auto i = st.metadata.topics().find(name);
   if (i == st.metadata.topics().end()) {
     t.error = error_code::unknown_topic_or_partition;
@@ -129,6 +130,11 @@ controller_actor::behavior_type controller(controller_ptr self,
   auto& st = self->state;
   st.config = std::move(config);
   st.metadata = std::move(metadata);
+  st.rng.seed(st.config.seed != 0 ? st.config.seed : std::random_device{}());
+  // Topics stored before troupe kept topic ids get one now, for good.
+  for (auto& [name, partitions] : st.metadata.topics())
+    if (st.metadata.topic_id(name).is_zero())
+      st.metadata.set_topic_id(name, random_uuid(st.rng));
   if (!st.config.log_dirs.empty())
     st.file = std::make_unique<metadata_file>(st.config.log_dirs
                                               + "/__cluster_metadata");
@@ -154,7 +160,7 @@ controller_actor::behavior_type controller(controller_ptr self,
       }
       for (auto& name : req.topics) {
         if (auto e = validate_topic_name(name); e != error_code::none) {
-          res.topics.push_back({e, name, 0, {}});
+          res.topics.push_back({e, name, 0, {}, {}});
           continue;
         }
         if (!st.metadata.has_topic(name) && req.allow_auto_topic_creation

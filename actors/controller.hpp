@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <random>
 #include <string>
 #include <variant>
 #include <vector>
@@ -23,6 +24,8 @@ struct controller_state {
   std::unique_ptr<metadata_file> file;
   /// The brokers to tell about leadership changes.
   std::vector<broker_info> brokers;
+  /// Topic ids (Kafka's Uuid.randomUuid).
+  std::mt19937_64 rng;
 
   static inline const char* name = "controller";
 };

@@ -8,12 +8,45 @@
 
 namespace troupe {
 
+/// A node of a cluster of processes (docs/ARCHITECTURE.md §7): one broker,
+/// cluster metadata in ZooKeeper, peers over CAF's middleman. Off while
+/// zookeeper.connect is empty (the embedded node).
+struct zookeeper_mode {
+  /// broker.id
+  int32_t broker_id = -1;
+  /// zookeeper.connect: host:port[,host:port...][/chroot]
+  std::string connect;
+  /// zookeeper.session.timeout.ms
+  int32_t session_timeout_ms = 18000;
+  /// listeners / advertised.listeners (Kafka's NAME://host:port lists); the
+  /// PLAINTEXT one is the Kafka listener. Empty: port and advertised.host.
+  std::string listeners;
+  std::string advertised_listeners;
+  /// troupe.cluster.port: where CAF's middleman listens for the other nodes
+  /// (published as the TROUPE listener in /brokers/ids/<id>).
+  int32_t cluster_port = 9190;
+  /// troupe.cluster.heartbeat.interval.ms and
+  /// troupe.cluster.connection.timeout.ms: CAF 0.17's middleman
+  /// heartbeat-interval and connection-timeout (off by default in CAF), so
+  /// that a hung peer is noticed.
+  int32_t heartbeat_interval_ms = 1000;
+  int32_t connection_timeout_ms = 6000;
+
+  bool enabled() const noexcept {
+    return !connect.empty();
+  }
+};
+
 /// What an embedded node runs, in Kafka's property names.
 struct cluster_config {
   /// How many brokers one process hosts (troupe's own setting).
   int32_t brokers = 3;
   /// offsets.topic.num.partitions
   int32_t offsets_topic_num_partitions = 50;
+  /// offsets.topic.replication.factor: with ZooKeeper, __consumer_offsets is
+  /// created once this many brokers are registered (Kafka's rule); the
+  /// embedded node uses min(3, brokers).
+  int16_t offsets_topic_replication_factor = 3;
   /// num.partitions: partitions of an auto-created or defaulted topic.
   int32_t num_partitions = 1;
   /// default.replication.factor
@@ -46,6 +79,7 @@ struct cluster_config {
   group_config group;
   /// Seed for member ids (0: random).
   uint64_t seed = 0;
+  zookeeper_mode zookeeper;
 };
 
 } // namespace troupe

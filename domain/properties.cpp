@@ -78,6 +78,24 @@ const std::vector<property_doc> docs = {
    "how long a commit waits for __consumer_offsets to hold it"},
   {"replica.fetch.wait.max.ms", "500", "a follower's fetch long-poll"},
   {"replica.fetch.backoff.ms", "1000", "a follower's pause after an error"},
+  {"broker.id", "-1",
+   "this process's broker id when it joins a cluster through ZooKeeper"},
+  {"zookeeper.connect", "",
+   "host:port[,host:port...][/chroot]; set: one broker per process, cluster "
+   "metadata in ZooKeeper; empty: the embedded node"},
+  {"zookeeper.session.timeout.ms", "18000",
+   "ZooKeeper session timeout: a node silent this long leaves the cluster"},
+  {"listeners", "", "PLAINTEXT://host:port of the Kafka listener (cluster)"},
+  {"advertised.listeners", "",
+   "the listeners clients are told (default: listeners)"},
+  {"offsets.topic.replication.factor", "3",
+   "replication factor of __consumer_offsets in a cluster"},
+  {"troupe.cluster.port", "9190",
+   "port of CAF's middleman, where the other nodes connect"},
+  {"troupe.cluster.heartbeat.interval.ms", "1000",
+   "middleman heartbeat between nodes"},
+  {"troupe.cluster.connection.timeout.ms", "6000",
+   "a node that sends nothing for this long is cut off"},
   {"group.consumer.session.timeout.ms", "45000",
    "session timeout of consumer-protocol (KIP-848) group members"},
   {"group.consumer.min.session.timeout.ms", "45000",
@@ -243,6 +261,28 @@ void apply_properties(const properties& props, cluster_config& cfg,
       ok = parse_int<int32_t>(value, g.consumer_max_size, 1, i32max);
     else if (key == "group.consumer.assignors")
       ok = parse_assignors(value, g.consumer_assignors);
+    else if (key == "broker.id")
+      ok = parse_int<int32_t>(value, cfg.zookeeper.broker_id, 0, i32max);
+    else if (key == "zookeeper.connect")
+      cfg.zookeeper.connect = value;
+    else if (key == "zookeeper.session.timeout.ms")
+      ok = parse_int<int32_t>(value, cfg.zookeeper.session_timeout_ms, 100,
+                              i32max);
+    else if (key == "listeners")
+      cfg.zookeeper.listeners = value;
+    else if (key == "advertised.listeners")
+      cfg.zookeeper.advertised_listeners = value;
+    else if (key == "offsets.topic.replication.factor")
+      ok =
+        parse_int<int16_t>(value, cfg.offsets_topic_replication_factor, 1, 64);
+    else if (key == "troupe.cluster.port")
+      ok = parse_int<int32_t>(value, cfg.zookeeper.cluster_port, 0, 65535);
+    else if (key == "troupe.cluster.heartbeat.interval.ms")
+      ok = parse_int<int32_t>(value, cfg.zookeeper.heartbeat_interval_ms, 0,
+                              i32max);
+    else if (key == "troupe.cluster.connection.timeout.ms")
+      ok = parse_int<int32_t>(value, cfg.zookeeper.connection_timeout_ms, 0,
+                              i32max);
     else if (key.rfind("troupe.scheduler.", 0) == 0)
       continue; // process settings
     else {
@@ -252,6 +292,9 @@ void apply_properties(const properties& props, cluster_config& cfg,
     if (!ok)
       bad(key, value, "a value in range (see --help)");
   }
+  if (cfg.zookeeper.enabled() && cfg.zookeeper.broker_id < 0)
+    errors.push_back("zookeeper.connect needs broker.id: every node of a "
+                     "cluster has its own");
   if (cfg.group.min_session_timeout_ms > cfg.group.max_session_timeout_ms)
     errors.push_back("group.min.session.timeout.ms must not exceed "
                      "group.max.session.timeout.ms");

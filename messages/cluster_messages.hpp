@@ -13,6 +13,7 @@
 
 #include "domain/error_code.hpp"
 #include "domain/topic_partition.hpp"
+#include "domain/uuid.hpp"
 #include "messages/group_messages.hpp"
 
 namespace troupe {
@@ -67,6 +68,8 @@ struct topic_metadata {
   std::string name;
   int32_t partitions = 0;
   std::vector<partition_metadata> partition_states;
+  /// Kafka's topic id; zero for an unknown topic.
+  uuid topic_id;
 };
 
 struct metadata_response {
@@ -328,7 +331,7 @@ typename Inspector::result_type inspect(Inspector& f, partition_metadata& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, topic_metadata& x) {
-  return f(x.error, x.name, x.partitions, x.partition_states);
+  return f(x.error, x.name, x.partitions, x.partition_states, x.topic_id);
 }
 
 template <class Inspector>

@@ -42,6 +42,9 @@ proto::ClusterMetadata to_proto(const cluster_metadata& m, uint64_t version) {
   for (auto& [name, partitions] : m.topics()) {
     auto t = out.add_topics();
     t->set_name(name);
+    auto id = m.topic_id(name);
+    t->set_id_high(id.high);
+    t->set_id_low(id.low);
     for (auto& p : partitions) {
       auto ps = t->add_partitions();
       for (auto r : p.replicas)
@@ -61,7 +64,10 @@ cluster_metadata from_proto(const proto::ClusterMetadata& in) {
   for (auto& b : in.brokers())
     brokers[b.id()] = b.alive();
   std::map<std::string, std::vector<partition_state>> topics;
+  std::map<std::string, uuid> ids;
   for (auto& t : in.topics()) {
+    if (t.id_high() != 0 || t.id_low() != 0)
+      ids[t.name()] = uuid{t.id_high(), t.id_low()};
     auto& partitions = topics[t.name()];
     for (auto& ps : t.partitions()) {
       partition_state p;
@@ -73,7 +79,8 @@ cluster_metadata from_proto(const proto::ClusterMetadata& in) {
       partitions.push_back(std::move(p));
     }
   }
-  return cluster_metadata::restore(std::move(brokers), std::move(topics));
+  return cluster_metadata::restore(std::move(brokers), std::move(topics),
+                                   std::move(ids));
 }
 
 } // namespace

@@ -119,7 +119,7 @@ cluster_metadata::broker_started(int32_t broker_id, bool unclean) {
 error_code cluster_metadata::create_topic(const std::string& name,
                                           int32_t partitions,
                                           int32_t replication_factor,
-                                          int32_t start_index) {
+                                          int32_t start_index, uuid id) {
   if (auto e = validate_topic_name(name); e != error_code::none)
     return e;
   if (has_topic(name))
@@ -151,7 +151,14 @@ error_code cluster_metadata::create_topic(const std::string& name,
     result.push_back(std::move(st));
   }
   topics_.emplace(name, std::move(result));
+  if (!id.is_zero())
+    topic_ids_[name] = id;
   return error_code::none;
+}
+
+uuid cluster_metadata::topic_id(const std::string& name) const {
+  auto i = topic_ids_.find(name);
+  return i == topic_ids_.end() ? uuid{} : i->second;
 }
 
 const partition_state*

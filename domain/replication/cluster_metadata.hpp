@@ -13,6 +13,7 @@
 
 #include "domain/error_code.hpp"
 #include "domain/topic_partition.hpp"
+#include "domain/uuid.hpp"
 
 namespace troupe {
 
@@ -46,10 +47,12 @@ public:
   /// Rebuilds metadata read back from disk.
   static cluster_metadata
   restore(std::map<int32_t, bool> brokers,
-          std::map<std::string, std::vector<partition_state>> topics) {
+          std::map<std::string, std::vector<partition_state>> topics,
+          std::map<std::string, uuid> topic_ids = {}) {
     cluster_metadata m;
     m.brokers_ = std::move(brokers);
     m.topics_ = std::move(topics);
+    m.topic_ids_ = std::move(topic_ids);
     return m;
   }
 
@@ -83,8 +86,11 @@ public:
   /// .assignReplicasToBrokers) with a fixed start index of `start_index`.
   /// Errors: TOPIC_ALREADY_EXISTS, INVALID_PARTITIONS,
   /// INVALID_REPLICATION_FACTOR, INVALID_TOPIC_EXCEPTION.
+  /// `id` is the topic id (Kafka's Uuid, random per topic); zero leaves
+  /// the topic without one.
   error_code create_topic(const std::string& name, int32_t partitions,
-                          int32_t replication_factor, int32_t start_index = 0);
+                          int32_t replication_factor, int32_t start_index = 0,
+                          uuid id = {});
 
   bool has_topic(const std::string& name) const {
     return topics_.count(name) > 0;
@@ -94,6 +100,16 @@ public:
     return topics_;
   }
   const partition_state* partition(const topic_partition& tp) const;
+
+  /// The topic's id; zero when unknown (topics created before troupe had
+  /// ids get one from the controller at start).
+  uuid topic_id(const std::string& name) const;
+  void set_topic_id(const std::string& name, uuid id) {
+    topic_ids_[name] = id;
+  }
+  const std::map<std::string, uuid>& topic_ids() const noexcept {
+    return topic_ids_;
+  }
 
   // -- ISR changes (Kafka's AlterIsr) --------------------------------------------
 
@@ -112,6 +128,7 @@ private:
 
   std::map<int32_t, bool> brokers_;
   std::map<std::string, std::vector<partition_state>> topics_;
+  std::map<std::string, uuid> topic_ids_;
 };
 
 } // namespace troupe

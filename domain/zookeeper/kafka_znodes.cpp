@@ -409,6 +409,36 @@ std::string connection_string(const broker_endpoint& endpoint) {
   return endpoint.listener + "://" + host + ':' + std::to_string(endpoint.port);
 }
 
+decoded<std::vector<broker_endpoint>> parse_listeners(std::string_view text) {
+  using result = decoded<std::vector<broker_endpoint>>;
+  std::vector<broker_endpoint> out;
+  while (!text.empty()) {
+    auto comma = text.find(',');
+    auto item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view{}
+                                           : text.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ')
+      item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ')
+      item.remove_suffix(1);
+    if (item.empty())
+      continue;
+    broker_endpoint e;
+    if (!parse_endpoint(item, e.listener, e.host, e.port) || e.port < 0
+        || e.port > 65535)
+      return result::failure("malformed listener '" + std::string{item}
+                             + "': expected NAME://host:port");
+    e.protocol =
+      security_protocol_from(e.listener).value_or(security_protocol::plaintext);
+    for (auto& other : out)
+      if (other.listener == e.listener || (e.port != 0 && other.port == e.port))
+        return result::failure("listener " + e.listener
+                               + " repeats a name or port");
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 const broker_endpoint* find_endpoint(const broker_registration& broker,
                                      std::string_view listener) {
   for (auto& endpoint : broker.endpoints)

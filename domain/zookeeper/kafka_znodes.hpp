@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "domain/topic_partition.hpp"
-#include "domain/zookeeper/decoded.hpp"
 #include "domain/uuid.hpp"
+#include "domain/zookeeper/decoded.hpp"
 
 namespace troupe::zk {
 
@@ -88,6 +88,12 @@ struct broker_endpoint {
 /// EndPoint.connectionString: "LISTENER://host:port", an IPv6 host in
 /// brackets, ":port" for a null host.
 std::string connection_string(const broker_endpoint& endpoint);
+
+/// Kafka's `listeners` / `advertised.listeners`: NAME://host:port entries
+/// separated by commas (CoreUtils.listenerListToEndPoints). A listener named
+/// after a security protocol uses it; any other is PLAINTEXT, as troupe has
+/// no listener.security.protocol.map. Refuses repeated names and ports.
+decoded<std::vector<broker_endpoint>> parse_listeners(std::string_view text);
 
 /// BrokerInfo as BrokerIdZNode stores it.
 struct broker_registration {

@@ -468,3 +468,23 @@ TEST_CASE("malformed zookeeper.connect is refused with a reason") {
     CHECK(c.error().find("zookeeper.connect") == 0);
   }
 }
+
+TEST_CASE("listeners parse as Kafka's listener lists") {
+  auto ls = parse_listeners("PLAINTEXT://127.0.0.1:9092, TROUPE://:9190");
+  REQUIRE(ls);
+  REQUIRE(ls->size() == 2);
+  CHECK((*ls)[0].listener == "PLAINTEXT");
+  CHECK((*ls)[0].host == "127.0.0.1");
+  CHECK((*ls)[0].port == 9092);
+  CHECK((*ls)[1].listener == "TROUPE");
+  CHECK((*ls)[1].host.empty()); // all interfaces
+  CHECK((*ls)[1].protocol == security_protocol::plaintext);
+  CHECK(parse_listeners("SSL://[::1]:9093")->front().protocol
+        == security_protocol::ssl);
+  for (auto bad :
+       {"localhost:9092", "PLAINTEXT://h", "PLAINTEXT://h:x",
+        "PLAINTEXT://h:70000", "A://h:1,A://h:2", "A://h:1,B://h:1"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_listeners(bad));
+  }
+}

@@ -31,7 +31,7 @@ TEST_CASE("controller metadata survives a restart") {
   cluster_metadata m;
   for (int i = 0; i < 3; ++i)
     m.register_broker(i);
-  REQUIRE(m.create_topic("orders", 6, 3) == error_code::none);
+  REQUIRE(m.create_topic("orders", 6, 3, 0, uuid{7, 9}) == error_code::none);
   m.broker_stopped(1, false);
   metadata_file file{dir.path + "/meta"};
   REQUIRE(file.save(m).empty());
@@ -42,6 +42,7 @@ TEST_CASE("controller metadata survives a restart") {
   REQUIRE(restored);
   CHECK(restored->brokers() == m.brokers());
   CHECK(restored->topics() == m.topics());
+  CHECK(restored->topic_id("orders") == uuid{7, 9}); // topic ids persist
 }
 
 TEST_CASE("a node without metadata yet starts empty") {
