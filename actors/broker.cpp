@@ -448,6 +448,8 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       st.peers = std::move(peers.brokers);
       std::sort(st.peers.begin(), st.peers.end(),
                 [](auto& x, auto& y) { return x.node_id < y.node_id; });
+      for (auto& [tp, r] : st.replicas)
+        self->send(r, cluster_peers{st.peers});
       start_io(self);
       request_all_metadata(self);
     },

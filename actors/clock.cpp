@@ -11,4 +11,10 @@ int64_t now_ms(caf::local_actor* self) {
   return duration_cast<milliseconds>(t).count();
 }
 
+int64_t wall_clock_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch())
+    .count();
+}
+
 } // namespace troupe

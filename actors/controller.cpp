@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/metadata_view.hpp"
 #include "domain/topic_name.hpp"
 
 namespace troupe {
@@ -25,79 +26,14 @@ void push_to_brokers(controller_ptr self, const leadership_update& update) {
       self->send(caf::actor_cast<broker_actor>(b.handle), update);
 }
 
-/// Every partition of `name`, for the brokers to host.
-leadership_update partitions_of(const controller_state& st,
-                                const std::string& name);
-
-topic_result create_topic(controller_state& st, const new_topic& t) {
-  auto partitions =
-    t.num_partitions == -1 ? st.config.num_partitions : t.num_partitions;
-  int32_t rf = t.replication_factor == -1 ? st.config.default_replication_factor
-                                          : t.replication_factor;
-  if (partitions > 1000000)
-    return {t.name, error_code::invalid_partitions,
-            "Number of partitions must be at most 1000000."};
-  // Kafka picks a random start broker; a hash of the name spreads topics
-  // over the brokers just as well and is reproducible.
-  auto start = static_cast<int32_t>(std::hash<std::string>{}(t.name) % 1024);
-  auto e = st.metadata.create_topic(t.name, partitions, rf, start,
-                                    random_uuid(st.rng));
-  switch (e) {
-    case error_code::none:
-      spdlog::info("controller: created topic {} with {} partitions, "
-                   "replication factor {}",
-                   t.name, partitions, rf);
-      persist(st);
-      return {t.name, e, {}};
-    case error_code::invalid_topic_exception:
-      return {t.name, e, "Topic name is illegal: " + t.name};
-    case error_code::topic_already_exists:
-      return {t.name, e, "Topic '" + t.name + "' already exists."};
-    case error_code::invalid_partitions:
-      return {t.name, e, "Number of partitions must be at least 1."};
-    case error_code::invalid_replication_factor:
-      return {t.name, e,
-              "Replication factor: " + std::to_string(rf)
-                + " larger than available brokers: "
-                + std::to_string(st.metadata.live_brokers().size()) + "."};
-    default:
-      return {t.name, e, std::string{error_message(e)}};
-  }
-}
-
-partition_metadata to_message(int32_t partition, const partition_state& s) {
-  return {partition,  s.leader, s.leader_epoch,
-          s.replicas, s.isr,    s.partition_epoch};
-}
-
-topic_metadata describe(const controller_state& st, const std::string& name) {
-  topic_metadata t{error_code::none, name, 0, {}, st.metadata.topic_id(name)};
-  auto i = st.metadata.topics().find(name);
-  if (i == st.metadata.topics().end()) {
-    t.error = error_code::unknown_topic_or_partition;
-    return t;
-  }
-  t.partitions = static_cast<int32_t>(i->second.size());
-  for (size_t p = 0; p < i->second.size(); ++p) {
-    auto& s = i->second[p];
-    t.partition_states.push_back(to_message(static_cast<int32_t>(p), s));
-  }
-  return t;
-}
-
-leadership_update partitions_of(const controller_state& st,
-                                const std::string& name) {
-  leadership_update u;
-  for (auto& p : describe(st, name).partition_states)
-    u.partitions.push_back({name, p});
-  return u;
-}
-
 /// Creates the topic and tells the brokers to host its replicas.
 topic_result create_and_push(controller_ptr self, const new_topic& t) {
-  auto res = create_topic(self->state, t);
-  if (res.error == error_code::none)
-    push_to_brokers(self, partitions_of(self->state, t.name));
+  auto& st = self->state;
+  auto res = create_topic(st.metadata, st.config, st.rng, t);
+  if (res.error == error_code::none) {
+    persist(st);
+    push_to_brokers(self, partitions_of(st.metadata, t.name));
+  }
   return res;
 }
 
@@ -155,7 +91,7 @@ controller_actor::behavior_type controller(controller_ptr self,
           res.brokers.push_back(b);
       if (req.topics.empty()) {
         for (auto& [name, partitions] : st.metadata.topics())
-          res.topics.push_back(describe(st, name));
+          res.topics.push_back(describe(st.metadata, name));
         return res;
       }
       for (auto& name : req.topics) {
@@ -166,7 +102,7 @@ controller_actor::behavior_type controller(controller_ptr self,
         if (!st.metadata.has_topic(name) && req.allow_auto_topic_creation
             && st.config.auto_create_topics)
           create_and_push(self, {name, -1, -1});
-        res.topics.push_back(describe(st, name));
+        res.topics.push_back(describe(st.metadata, name));
       }
       return res;
     },

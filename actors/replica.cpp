@@ -659,6 +659,11 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
       i->second.promise.deliver(fetch_answer(st, error_code::none));
       st.fetches.erase(i);
     },
+    [self](cluster_peers& peers) {
+      // The brokers of a cluster come and go (a restarted node has new
+      // handles); the next fetch goes to the leader's current one.
+      self->state.peers = std::move(peers.brokers);
+    },
     [self](follower_fetch_tick& t) {
       auto& st = self->state;
       if (stale(self, t.role_epoch) || st.current != role::follower)

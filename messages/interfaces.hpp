@@ -75,7 +75,7 @@ using replica_actor = caf::typed_actor<
   caf::replies_to<replica_status_request>::with<replica_status>,
   caf::reacts_to<partition_update>, caf::reacts_to<isr_expiration_tick>,
   caf::reacts_to<produce_timeout>, caf::reacts_to<fetch_timeout>,
-  caf::reacts_to<follower_fetch_tick>>;
+  caf::reacts_to<follower_fetch_tick>, caf::reacts_to<cluster_peers>>;
 
 /// One per broker id: routes each request to the group's coordinator or the
 /// partition's replica.
@@ -89,6 +89,25 @@ using broker_actor = caf::typed_actor<
   caf::replies_to<describe_groups_request>::with<describe_groups_response>,
   caf::replies_to<list_groups_request>::with<list_groups_response>,
   caf::reacts_to<cluster_peers>, caf::reacts_to<leadership_update>>;
+
+/// A node's ZooKeeper session (actors/zookeeper_session).
+using zookeeper_session_actor =
+  caf::typed_actor<caf::replies_to<zk_request>::with<zk_result>,
+                   caf::replies_to<zk_multi_request>::with<zk_result>,
+                   caf::reacts_to<zk_completion>, caf::reacts_to<zk_reconnect>>;
+
+/// Whoever owns a ZooKeeper session hears of its state and its watches.
+using zookeeper_owner_actor = caf::typed_actor<caf::reacts_to<zk_session_event>,
+                                               caf::reacts_to<zk_watch_event>>;
+
+/// A cluster node's controller (ZooKeeper mode): the controller protocol
+/// for its broker, plus what the other nodes and its ZooKeeper session send
+/// it. The one actor a node publishes on troupe.cluster.port.
+using cluster_controller_actor = controller_actor::extend<
+  caf::reacts_to<zk_session_event>, caf::reacts_to<zk_watch_event>,
+  caf::reacts_to<cluster_snapshot>,
+  caf::replies_to<node_info_request>::with<node_info>,
+  caf::reacts_to<cluster_tick>, caf::reacts_to<cluster_parts>>;
 
 /// The client-side consumer (what a Kafka consumer's coordinator does).
 using consumer_actor = caf::typed_actor<

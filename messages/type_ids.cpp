@@ -18,6 +18,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<event_listener_actor>("troupe::event_listener_actor");
   cfg.add_message_type<log_manager_actor>("troupe::log_manager_actor");
   cfg.add_message_type<replica_actor>("troupe::replica_actor");
+  cfg.add_message_type<cluster_controller_actor>(
+    "troupe::cluster_controller_actor");
   cfg.add_message_type<consumer_group_coordinator_actor>(
     "troupe::consumer_group_coordinator_actor");
 }

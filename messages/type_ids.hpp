@@ -11,6 +11,7 @@
 #include "messages/consumer_group_messages.hpp"
 #include "messages/group_messages.hpp"
 #include "messages/replication_messages.hpp"
+#include "messages/zookeeper_messages.hpp"
 
 namespace caf {
 class actor_system_config;
@@ -114,6 +115,20 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_topics))
   CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_session_timeout))
   CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_rebalance_timeout))
+
+  // -- a cluster of processes: ZooKeeper session, controllers, nodes
+  CAF_ADD_TYPE_ID(troupe, (troupe::zk_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::zk_multi_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::zk_result))
+  CAF_ADD_TYPE_ID(troupe, (troupe::zk_completion))
+  CAF_ADD_TYPE_ID(troupe, (troupe::zk_session_event))
+  CAF_ADD_TYPE_ID(troupe, (troupe::zk_watch_event))
+  CAF_ADD_TYPE_ID(troupe, (troupe::zk_reconnect))
+  CAF_ADD_TYPE_ID(troupe, (troupe::cluster_snapshot))
+  CAF_ADD_TYPE_ID(troupe, (troupe::node_info_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::node_info))
+  CAF_ADD_TYPE_ID(troupe, (troupe::cluster_tick))
+  CAF_ADD_TYPE_ID(troupe, (troupe::cluster_parts))
 
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on

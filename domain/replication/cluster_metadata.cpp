@@ -156,6 +156,47 @@ error_code cluster_metadata::create_topic(const std::string& name,
   return error_code::none;
 }
 
+void cluster_metadata::set_partition_epoch(const topic_partition& tp,
+                                           int32_t epoch) {
+  auto i = topics_.find(tp.topic);
+  if (i != topics_.end() && tp.partition >= 0
+      && static_cast<size_t>(tp.partition) < i->second.size())
+    i->second[static_cast<size_t>(tp.partition)].partition_epoch = epoch;
+}
+
+void cluster_metadata::sync_liveness(const std::vector<int32_t>& registered,
+                                     bool unclean) {
+  std::vector<int32_t> known;
+  for (auto& [id, alive] : brokers_)
+    known.push_back(id);
+  for (auto& [topic, partitions] : topics_)
+    for (auto& p : partitions)
+      known.insert(known.end(), p.replicas.begin(), p.replicas.end());
+  for (auto id : known)
+    if (!brokers_.count(id))
+      brokers_[id] = true; // named by a replica list: it was alive once
+  for (auto id : known)
+    if (is_alive(id) && !contains(registered, id))
+      broker_stopped(id, unclean);
+  for (auto id : registered)
+    if (!is_alive(id))
+      broker_started(id, unclean);
+}
+
+std::vector<topic_partition> changed_partitions(const cluster_metadata& before,
+                                                const cluster_metadata& after) {
+  std::vector<topic_partition> out;
+  for (auto& [topic, partitions] : after.topics()) {
+    for (size_t i = 0; i < partitions.size(); ++i) {
+      topic_partition tp{topic, static_cast<int32_t>(i)};
+      auto old = before.partition(tp);
+      if (!old || !(*old == partitions[i]))
+        out.push_back(std::move(tp));
+    }
+  }
+  return out;
+}
+
 uuid cluster_metadata::topic_id(const std::string& name) const {
   auto i = topic_ids_.find(name);
   return i == topic_ids_.end() ? uuid{} : i->second;

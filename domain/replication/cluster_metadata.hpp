@@ -101,6 +101,10 @@ public:
   }
   const partition_state* partition(const topic_partition& tp) const;
 
+  /// A cluster's controller stores each partition's state in ZooKeeper,
+  /// where its zkVersion is the partition epoch (docs/ARCHITECTURE.md §7).
+  void set_partition_epoch(const topic_partition& tp, int32_t epoch);
+
   /// The topic's id; zero when unknown (topics created before troupe had
   /// ids get one from the controller at start).
   uuid topic_id(const std::string& name) const;
@@ -122,6 +126,12 @@ public:
                        int32_t leader_epoch, int32_t partition_epoch,
                        const std::vector<int32_t>& isr);
 
+  /// Brings liveness in line with the brokers that are registered (a
+  /// cluster's /brokers/ids): each broker gone is handled as broker_stopped,
+  /// each one back as broker_started.
+  void sync_liveness(const std::vector<int32_t>& registered,
+                     bool unclean_election);
+
 private:
   std::optional<int32_t> elect(const partition_state& p,
                                bool unclean_election) const;
@@ -130,5 +140,10 @@ private:
   std::map<std::string, std::vector<partition_state>> topics_;
   std::map<std::string, uuid> topic_ids_;
 };
+
+/// Partitions whose state differs between two versions of the metadata, or
+/// that only `after` has.
+std::vector<topic_partition> changed_partitions(const cluster_metadata& before,
+                                                const cluster_metadata& after);
 
 } // namespace troupe

@@ -187,3 +187,37 @@ TEST_CASE("an ISR expansion naming a stopped broker is refused with "
   CHECK(m.alter_isr({"t", 0}, 0, p.leader_epoch, p.partition_epoch, {0, 1, 2})
         == error_code::none);
 }
+
+TEST_CASE("liveness follows the registered brokers: gone ones fail over, "
+          "returning ones lead their offline partitions again") {
+  auto m = with_brokers(3);
+  m.create_topic("t", 3, 3);
+  auto before = m;
+  m.sync_liveness({0, 1}, false); // broker 2's registration is gone
+  CHECK_FALSE(m.is_alive(2));
+  auto changed = changed_partitions(before, m);
+  CHECK(changed.size() == 3);
+  for (int p = 0; p < 3; ++p) {
+    auto& isr = m.partition({"t", p})->isr;
+    CHECK(std::find(isr.begin(), isr.end(), 2) == isr.end());
+  }
+  auto again = m;
+  m.sync_liveness({0, 1}, false);
+  CHECK(changed_partitions(again, m).empty()); // idempotent
+  m.sync_liveness({0, 1, 2}, false);
+  CHECK(m.is_alive(2));
+}
+
+TEST_CASE("a broker only named in a replica list counts as alive until the "
+          "registrations say otherwise") {
+  std::map<std::string, std::vector<partition_state>> topics;
+  partition_state p;
+  p.replicas = {4, 5};
+  p.leader = 4;
+  p.isr = {4, 5};
+  topics["t"] = {p};
+  auto m = cluster_metadata::restore({}, topics);
+  m.sync_liveness({5}, false);
+  CHECK(m.partition({"t", 0})->leader == 5);
+  CHECK(m.partition({"t", 0})->isr == v({5}));
+}

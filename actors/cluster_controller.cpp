@@ -1,0 +1,727 @@
+#include "actors/cluster_controller.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+#include <caf/all.hpp>
+#include <caf/io/middleman.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/clock.hpp"
+#include "actors/cluster_controller_impl.hpp"
+#include "actors/metadata_view.hpp"
+
+namespace troupe {
+
+using namespace cluster_impl;
+
+namespace {
+
+constexpr auto zk_timeout = std::chrono::seconds(30);
+constexpr auto peer_timeout = std::chrono::seconds(5);
+constexpr auto retry_after = std::chrono::seconds(1);
+
+using session_state = cluster::session_state;
+using watch_kind = cluster::watch_kind;
+using tick = cluster_tick::kind;
+
+zk_operation op(zk_operation::kind k, std::string path, std::string data = {},
+                bool ephemeral = false, bool watch = false) {
+  zk_operation o;
+  o.type = k;
+  o.path = std::move(path);
+  o.data = std::move(data);
+  o.ephemeral = ephemeral;
+  o.watch = watch;
+  return o;
+}
+
+void later(cluster_controller_ptr self, tick what, uint64_t epoch,
+           int32_t broker_id = -1) {
+  self->delayed_send(self, retry_after, cluster_tick{what, epoch, broker_id});
+}
+
+const zk::broker_endpoint* kafka_endpoint(const zk::broker_registration& r) {
+  for (auto& e : r.endpoints)
+    if (e.listener != zk::troupe_listener)
+      return &e;
+  return nullptr;
+}
+
+// -- the local broker's view of its peers ------------------------------------------
+
+/// Tells the local broker which brokers it can reach, whenever that changes.
+void tell_broker_peers(cluster_controller_ptr self) {
+  auto& st = self->state;
+  cluster_peers peers;
+  std::vector<int32_t> ids;
+  for (auto& [id, p] : st.peers) {
+    if (!p.broker)
+      continue;
+    auto e = kafka_endpoint(p.registration);
+    peers.brokers.push_back({id, e ? e->host : std::string{}, e ? e->port : -1,
+                             caf::actor_cast<caf::actor>(p.broker)});
+    ids.push_back(id);
+  }
+  st.told_peers = ids;
+  if (st.broker)
+    self->send(st.broker, std::move(peers));
+}
+
+// -- peers ---------------------------------------------------------------------------
+
+void connect_peer(cluster_controller_ptr self, int32_t id) {
+  auto& st = self->state;
+  auto i = st.peers.find(id);
+  if (i == st.peers.end())
+    return;
+  auto& p = i->second;
+  auto attempt = ++p.attempt;
+  if (id == st.broker_id) {
+    p.controller = self;
+    p.broker = st.broker;
+    tell_broker_peers(self);
+    return;
+  }
+  auto e = zk::find_endpoint(p.registration, zk::troupe_listener);
+  if (!e) {
+    spdlog::error("cluster: broker {} registered no {} endpoint; it cannot be "
+                  "reached",
+                  id, zk::troupe_listener);
+    return;
+  }
+  auto host = e->host.empty() ? std::string{"127.0.0.1"} : e->host;
+  auto port = static_cast<uint16_t>(e->port);
+  auto retry = [self, id, attempt] {
+    later(self, tick::connect_peer, attempt, id);
+  };
+  auto mm = self->home_system().middleman().actor_handle();
+  self->request(mm, peer_timeout, caf::connect_atom_v, host, port)
+    .then(
+      [self, id, attempt, retry, host, port](const caf::node_id&,
+                                             caf::strong_actor_ptr& ptr,
+                                             const std::set<std::string>&) {
+        auto controller = caf::actor_cast<cluster_controller_actor>(ptr);
+        if (!controller) {
+          retry();
+          return;
+        }
+        self->monitor(controller);
+        self->request(controller, peer_timeout, node_info_request{})
+          .then(
+            [self, id, attempt, retry, controller, host,
+             port](node_info& info) {
+              auto& st = self->state;
+              auto i = st.peers.find(id);
+              if (i == st.peers.end() || i->second.attempt != attempt)
+                return;
+              if (info.broker_id != id) {
+                spdlog::error("cluster: {}:{} hosts broker {}, not {}", host,
+                              port, info.broker_id, id);
+                retry();
+                return;
+              }
+              i->second.controller = controller;
+              i->second.broker = caf::actor_cast<broker_actor>(info.broker);
+              spdlog::info("cluster: connected to broker {} at {}:{}", id, host,
+                           port);
+              tell_broker_peers(self);
+              if (st.active)
+                send_snapshot_to(self, controller);
+            },
+            [retry](caf::error&) { retry(); });
+      },
+      [id, host, port, retry](caf::error& err) {
+        spdlog::warn("cluster: cannot reach broker {} at {}:{}: {}", id, host,
+                     port, caf::to_string(err));
+        retry();
+      });
+}
+
+/// The registrations now in /brokers/ids: brokers gone are dropped, new or
+/// restarted ones connected.
+void update_peers(cluster_controller_ptr self,
+                  std::map<int32_t, zk::broker_registration> fresh) {
+  auto& st = self->state;
+  bool changed = false;
+  for (auto i = st.peers.begin(); i != st.peers.end();) {
+    if (fresh.count(i->first)) {
+      ++i;
+      continue;
+    }
+    spdlog::warn("cluster: broker {} left the cluster", i->first);
+    if (i->second.controller && i->first != st.broker_id)
+      self->demonitor(i->second.controller.address());
+    i = st.peers.erase(i);
+    changed = true;
+  }
+  for (auto& [id, reg] : fresh) {
+    auto i = st.peers.find(id);
+    if (i != st.peers.end()
+        && i->second.registration.timestamp_ms == reg.timestamp_ms)
+      continue;
+    if (i == st.peers.end())
+      spdlog::info("cluster: broker {} joined the cluster", id);
+    auto& p = st.peers[id];
+    p.registration = std::move(reg);
+    p.controller = nullptr;
+    p.broker = nullptr;
+    connect_peer(self, id);
+    changed = true;
+  }
+  if (changed) {
+    tell_broker_peers(self);
+    if (st.active)
+      on_brokers_changed(self, {});
+  }
+}
+
+/// Reads /brokers/ids with a watch, then every registration.
+void watch_brokers(cluster_controller_ptr self) {
+  zk_ask(self,
+         op(zk_operation::kind::children, std::string{zk::broker_ids_path}, {},
+            false, true),
+         [self](zk_result& r) {
+           if (!is(r, zk_error::ok)) {
+             later(self, tick::elect, self->state.session_epoch);
+             return;
+           }
+           struct reading {
+             std::map<int32_t, zk::broker_registration> found;
+             size_t outstanding = 0;
+           };
+           auto acc = std::make_shared<reading>();
+           acc->outstanding = r.children.size() + 1;
+           auto done = [self, acc] {
+             if (--acc->outstanding == 0)
+               update_peers(self, std::move(acc->found));
+           };
+           for (auto& child : r.children) {
+             auto id = zk::parse_java_int(child);
+             if (!id) {
+               done();
+               continue;
+             }
+             auto broker = *id;
+             zk_ask(self, op(zk_operation::kind::get, zk::broker_path(broker)),
+                    [acc, broker, done](zk_result& g) {
+                      if (is(g, zk_error::ok)) {
+                        auto reg =
+                          zk::decode_broker_registration(broker, g.data);
+                        if (reg)
+                          acc->found[broker] = *reg;
+                        else
+                          spdlog::error("cluster: {}", reg.error());
+                      }
+                      done();
+                    });
+           }
+           done();
+         });
+}
+
+// -- registration, election ------------------------------------------------------------
+
+void elect(cluster_controller_ptr self);
+
+void on_registered(cluster_controller_ptr self) {
+  auto& st = self->state;
+  st.registered = true;
+  spdlog::info("cluster: broker {} registered in ZooKeeper", st.broker_id);
+  if (st.stepped_down) {
+    st.stepped_down = false;
+    spdlog::warn("cluster: broker {} serves again", st.broker_id);
+    self->send(st.broker, broker_status_change{st.broker_id, true});
+  }
+}
+
+/// Kafka's registerBroker: an ephemeral /brokers/ids/<id> with the
+/// endpoints. A registration held by another session is waited for until
+/// it expires (a restarted node's old session); past that, another live
+/// node has this broker.id and the node refuses to start.
+void register_broker(cluster_controller_ptr self) {
+  auto& st = self->state;
+  if (st.admin_stopped)
+    return;
+  zk::broker_registration reg;
+  reg.id = st.broker_id;
+  reg.endpoints = st.endpoints;
+  reg.timestamp_ms = wall_clock_ms();
+  auto path = zk::broker_path(st.broker_id);
+  auto epoch = st.session_epoch;
+  zk_ask(self,
+         op(zk_operation::kind::create, path,
+            zk::encode_broker_registration(reg), true),
+         [self, path, epoch](zk_result& r) {
+           if (is(r, zk_error::ok)) {
+             on_registered(self);
+             return;
+           }
+           if (!is(r, zk_error::node_exists)) {
+             later(self, tick::register_broker, epoch);
+             return;
+           }
+           zk_ask(self, op(zk_operation::kind::get, path),
+                  [self, epoch](zk_result& g) {
+                    auto& st = self->state;
+                    if (is(g, zk_error::ok)
+                        && g.ephemeral_owner == st.session_id) {
+                      on_registered(self);
+                    } else if (wall_clock_ms() < st.register_deadline_ms) {
+                      spdlog::warn("cluster: /brokers/ids/{} is held by "
+                                   "another session; waiting for it to "
+                                   "expire",
+                                   st.broker_id);
+                      later(self, tick::register_broker, epoch);
+                    } else {
+                      st.fatal("broker.id " + std::to_string(st.broker_id)
+                               + " is already registered in ZooKeeper by "
+                                 "another live node");
+                    }
+                  });
+         });
+}
+
+/// Kafka's KafkaController.elect: whoever creates the ephemeral /controller
+/// leads; the others watch it.
+void elect(cluster_controller_ptr self) {
+  auto& st = self->state;
+  auto epoch = st.session_epoch;
+  zk_ask(self,
+         op(zk_operation::kind::create, std::string{zk::controller_path},
+            zk::encode_controller(st.broker_id, wall_clock_ms()), true),
+         [self, epoch](zk_result& r) {
+           auto& st = self->state;
+           if (is(r, zk_error::ok)) {
+             st.controller_id = st.broker_id;
+             become_active(self);
+             return;
+           }
+           if (!is(r, zk_error::node_exists)) {
+             later(self, tick::elect, epoch);
+             return;
+           }
+           zk_ask(self,
+                  op(zk_operation::kind::get, std::string{zk::controller_path},
+                     {}, false, true),
+                  [self, epoch](zk_result& g) {
+                    auto& st = self->state;
+                    if (is(g, zk_error::no_node)) {
+                      elect(self); // gone meanwhile: try again
+                      return;
+                    }
+                    if (!is(g, zk_error::ok)) {
+                      later(self, tick::elect, epoch);
+                      return;
+                    }
+                    auto c = zk::decode_controller(g.data);
+                    if (!c) {
+                      spdlog::error("cluster: {}", c.error());
+                      return;
+                    }
+                    st.controller_id = c->broker_id;
+                    if (c->broker_id == st.broker_id
+                        && g.ephemeral_owner == st.session_id && !st.active)
+                      become_active(self);
+                  });
+         });
+}
+
+// -- the session --------------------------------------------------------------------------
+
+/// A new session: create Kafka's persistent paths, register, watch the
+/// other brokers, take part in the election.
+void start_session(cluster_controller_ptr self) {
+  auto& st = self->state;
+  st.register_deadline_ms =
+    wall_clock_ms() + st.config.zookeeper.session_timeout_ms + 2000;
+  auto& paths = zk::persistent_paths();
+  auto outstanding = std::make_shared<size_t>(paths.size());
+  for (auto& path : paths)
+    zk_ask(self, op(zk_operation::kind::create_recursive, path),
+           [self, outstanding](zk_result&) {
+             if (--*outstanding > 0)
+               return;
+             register_broker(self);
+             watch_brokers(self);
+             elect(self);
+           });
+}
+
+/// The session is gone (expired, or silent for its whole timeout): the node
+/// is out of the cluster, as Kafka's brokers are when their registration
+/// disappears, and stops serving until it registered again.
+void lose_session(cluster_controller_ptr self, const std::string& why) {
+  auto& st = self->state;
+  spdlog::warn("cluster: broker {}: {}; stepping down", st.broker_id, why);
+  ++st.session_epoch;
+  st.connected = false;
+  st.registered = false;
+  st.session_id = 0;
+  if (st.active)
+    resign(self, why);
+  st.controller_id = -1;
+  if (!st.stepped_down) {
+    st.stepped_down = true;
+    self->send(st.broker, broker_status_change{st.broker_id, false});
+  }
+}
+
+void on_session(cluster_controller_ptr self, const zk_session_event& e) {
+  auto& st = self->state;
+  switch (static_cast<session_state>(e.state)) {
+    case session_state::connected:
+    case session_state::read_only:
+      st.connected = true;
+      if (e.session_id != st.session_id) {
+        st.session_id = e.session_id;
+        ++st.session_epoch;
+        spdlog::info("cluster: ZooKeeper session {:x} (timeout {} ms)",
+                     e.session_id, e.negotiated_timeout_ms);
+        start_session(self);
+      }
+      return;
+    case session_state::connecting:
+      if (!st.connected)
+        return;
+      st.connected = false;
+      spdlog::warn("cluster: lost ZooKeeper; serving on until the session "
+                   "timeout");
+      // ZooKeeper's client does not decide on its own that a session it
+      // cannot reach has expired: after the timeout the node counts as
+      // gone, as the other nodes see it.
+      self->delayed_send(
+        self, ms(st.config.zookeeper.session_timeout_ms),
+        cluster_tick{tick::session_deadline, st.session_epoch, -1});
+      return;
+    case session_state::expired:
+      lose_session(self, "ZooKeeper session expired");
+      self->send(st.zk, zk_reconnect{});
+      return;
+    case session_state::auth_failed:
+      st.fatal("ZooKeeper refused the session (authentication failed)");
+      return;
+  }
+}
+
+void on_watch(cluster_controller_ptr self, const zk_watch_event& e) {
+  auto& st = self->state;
+  auto kind = static_cast<watch_kind>(e.kind);
+  if (e.path == zk::broker_ids_path) {
+    watch_brokers(self);
+  } else if (e.path == zk::controller_path) {
+    if (kind == watch_kind::deleted || kind == watch_kind::data_changed) {
+      if (st.active && kind == watch_kind::deleted)
+        resign(self, "/controller was deleted");
+      st.controller_id = -1;
+      elect(self);
+    }
+  }
+}
+
+/// The brokers of the view, with the endpoints clients and CAF use.
+std::vector<broker_info> live_broker_infos(const cluster_controller_state& st) {
+  std::vector<broker_info> out;
+  for (auto& [id, p] : st.peers) {
+    auto e = kafka_endpoint(p.registration);
+    out.push_back({id, e ? e->host : std::string{}, e ? e->port : -1,
+                   caf::actor_cast<caf::actor>(p.broker)});
+  }
+  return out;
+}
+
+metadata_response answer_metadata(const cluster_controller_state& st,
+                                  const metadata_request& req) {
+  metadata_response res;
+  res.brokers = live_broker_infos(st);
+  if (req.topics.empty()) {
+    res.topics = st.view.topics;
+    return res;
+  }
+  for (auto& name : req.topics) {
+    auto i = std::find_if(st.view.topics.begin(), st.view.topics.end(),
+                          [&](auto& t) { return t.name == name; });
+    if (i != st.view.topics.end())
+      res.topics.push_back(*i);
+    else
+      res.topics.push_back(
+        {error_code::unknown_topic_or_partition, name, 0, {}, {}});
+  }
+  return res;
+}
+
+bool missing_topics(const cluster_controller_state& st,
+                    const metadata_request& req) {
+  for (auto& name : req.topics)
+    if (std::none_of(st.view.topics.begin(), st.view.topics.end(),
+                     [&](auto& t) { return t.name == name; }))
+      return true;
+  return false;
+}
+
+/// Forwards `req` to the active controller, or answers `fallback`.
+template <class Response, class Request, class Fallback>
+caf::result<Response> forward(cluster_controller_ptr self, Request req,
+                              Fallback fallback) {
+  auto active = active_controller(self->state);
+  if (!active)
+    return fallback();
+  auto rp = self->make_response_promise<Response>();
+  self->request(active, zk_timeout, std::move(req))
+    .then([rp](Response& res) mutable { rp.deliver(std::move(res)); },
+          [rp, fallback](caf::error&) mutable { rp.deliver(fallback()); });
+  return rp;
+}
+
+} // namespace
+
+// -- shared with the active controller ----------------------------------------------
+
+namespace cluster_impl {
+
+void zk_ask(cluster_controller_ptr self, zk_operation o,
+            std::function<void(zk_result&)> then) {
+  auto epoch = self->state.session_epoch;
+  self->request(self->state.zk, zk_timeout, zk_request{std::move(o)})
+    .then(
+      [self, epoch, then](zk_result& r) {
+        if (epoch == self->state.session_epoch)
+          then(r);
+      },
+      [self, epoch, then](caf::error&) {
+        if (epoch != self->state.session_epoch)
+          return;
+        zk_result r;
+        r.error = static_cast<int32_t>(zk_error::closing);
+        then(r);
+      });
+}
+
+void zk_multi(cluster_controller_ptr self, std::vector<zk_operation> ops,
+              std::function<void(zk_result&)> then) {
+  self->request(self->state.zk, zk_timeout, zk_multi_request{std::move(ops)})
+    .then([then](zk_result& r) { then(r); },
+          [then](caf::error&) {
+            zk_result r;
+            r.error = static_cast<int32_t>(zk_error::closing);
+            then(r);
+          });
+}
+
+std::vector<int32_t> registered_brokers(const cluster_controller_state& st) {
+  std::vector<int32_t> out;
+  for (auto& [id, p] : st.peers)
+    out.push_back(id);
+  return out;
+}
+
+cluster_controller_actor active_controller(const cluster_controller_state& st) {
+  auto i = st.peers.find(st.controller_id);
+  return i == st.peers.end() ? cluster_controller_actor{}
+                             : i->second.controller;
+}
+
+void apply_snapshot(cluster_controller_ptr self, cluster_snapshot s) {
+  auto& st = self->state;
+  if (s.controller_epoch < st.controller_epoch) {
+    spdlog::info("cluster: ignoring metadata of controller epoch {} (newest "
+                 "{})",
+                 s.controller_epoch, st.controller_epoch);
+    return;
+  }
+  st.controller_epoch = s.controller_epoch;
+  st.controller_id = s.controller_id;
+  std::map<topic_partition, const partition_metadata*> before;
+  for (auto& t : st.view.topics)
+    for (auto& p : t.partition_states)
+      before[{t.name, p.partition}] = &p;
+  leadership_update changes;
+  for (auto& t : s.topics) {
+    for (auto& p : t.partition_states) {
+      auto i = before.find({t.name, p.partition});
+      const partition_metadata* o = i == before.end() ? nullptr : i->second;
+      if (!o || o->leader != p.leader || o->leader_epoch != p.leader_epoch
+          || o->isr != p.isr || o->replicas != p.replicas
+          || o->partition_epoch != p.partition_epoch)
+        changes.partitions.push_back({t.name, p});
+    }
+  }
+  st.view = std::move(s);
+  if (!changes.partitions.empty() && st.broker)
+    self->send(st.broker, std::move(changes));
+}
+
+} // namespace cluster_impl
+
+// -- the behavior ----------------------------------------------------------------------
+
+cluster_controller_actor::behavior_type
+cluster_controller(cluster_controller_ptr self, cluster_config config,
+                   std::vector<zk::broker_endpoint> endpoints,
+                   std::function<void(const std::string&)> fatal) {
+  auto& st = self->state;
+  st.config = std::move(config);
+  st.broker_id = st.config.zookeeper.broker_id;
+  st.endpoints = std::move(endpoints);
+  st.fatal = std::move(fatal);
+  st.rng.seed(st.config.seed != 0 ? st.config.seed : std::random_device{}());
+  self->set_down_handler([self](caf::down_msg& msg) {
+    auto& st = self->state;
+    for (auto& [id, p] : st.peers) {
+      if (!p.controller || p.controller.address() != msg.source)
+        continue;
+      spdlog::warn("cluster: lost the connection to broker {}: {}", id,
+                   caf::to_string(msg.reason));
+      p.controller = nullptr;
+      p.broker = nullptr;
+      tell_broker_peers(self);
+      later(self, tick::connect_peer, p.attempt, id);
+      return;
+    }
+  });
+  return {
+    [self](cluster_parts& parts) {
+      auto& st = self->state;
+      st.zk = caf::actor_cast<zookeeper_session_actor>(parts.zk);
+      st.broker = caf::actor_cast<broker_actor>(parts.broker);
+      self->delayed_send(self, ms(st.config.zookeeper.session_timeout_ms),
+                         cluster_tick{tick::session_deadline, 0, -1});
+    },
+    [self](zk_session_event& e) { on_session(self, e); },
+    [self](zk_watch_event& e) { on_watch(self, e); },
+    [self](cluster_tick& t) {
+      auto& st = self->state;
+      switch (t.what) {
+        case tick::register_broker:
+          if (t.epoch == st.session_epoch && !st.registered)
+            register_broker(self);
+          return;
+        case tick::elect:
+          if (t.epoch == st.session_epoch) {
+            watch_brokers(self);
+            elect(self);
+          }
+          return;
+        case tick::connect_peer: {
+          auto i = st.peers.find(t.broker_id);
+          if (i != st.peers.end() && i->second.attempt == t.epoch
+              && !i->second.controller)
+            connect_peer(self, t.broker_id);
+          return;
+        }
+        case tick::session_deadline:
+          if (t.epoch != st.session_epoch || st.connected)
+            return;
+          if (st.session_id == 0) {
+            // Never connected yet: say so and keep waiting (the client
+            // retries with its own backoff).
+            spdlog::error("cluster: cannot reach ZooKeeper at {}; still "
+                          "trying",
+                          st.config.zookeeper.connect);
+            self->delayed_send(
+              self, ms(st.config.zookeeper.session_timeout_ms),
+              cluster_tick{tick::session_deadline, st.session_epoch, -1});
+            return;
+          }
+          lose_session(self, "no ZooKeeper for zookeeper.session.timeout.ms");
+          return;
+      }
+    },
+    [self](cluster_snapshot& s) { apply_snapshot(self, std::move(s)); },
+    [self](node_info_request&) {
+      return node_info{self->state.broker_id,
+                       caf::actor_cast<caf::actor>(self->state.broker)};
+    },
+    [self](metadata_request& req) -> caf::result<metadata_response> {
+      auto& st = self->state;
+      // Nothing is served as if the cluster were empty before the active
+      // controller's first snapshot: the broker's clients see it fail.
+      if (st.view.controller_epoch == 0)
+        return caf::make_error(caf::sec::request_receiver_down);
+      if (req.allow_auto_topic_creation && st.config.auto_create_topics
+          && missing_topics(st, req)) {
+        create_topics_request create;
+        for (auto& name : req.topics)
+          create.topics.push_back({name, -1, -1});
+        auto rp = self->make_response_promise<metadata_response>();
+        auto answer = [self, rp, req]() mutable {
+          rp.deliver(answer_metadata(self->state, req));
+        };
+        auto created = [answer](create_topics_response&) mutable { answer(); };
+        auto failed = [answer](caf::error&) mutable { answer(); };
+        if (st.active) {
+          // The active controller answers once ZooKeeper holds the topic
+          // and its own view has it.
+          self
+            ->request(caf::actor_cast<controller_actor>(self), zk_timeout,
+                      std::move(create))
+            .then(created, failed);
+        } else if (auto active = active_controller(st)) {
+          self->request(active, zk_timeout, std::move(create))
+            .then(created, failed);
+        } else {
+          answer();
+        }
+        return rp;
+      }
+      return answer_metadata(st, req);
+    },
+    [self](create_topics_request& req) -> caf::result<create_topics_response> {
+      auto& st = self->state;
+      if (st.active)
+        return create_topics_active(self, req);
+      auto fallback = [names = req.topics] {
+        create_topics_response res;
+        for (auto& t : names)
+          res.topics.push_back({t.name, error_code::not_controller,
+                                "No active controller is known."});
+        return res;
+      };
+      return forward<create_topics_response>(self, std::move(req), fallback);
+    },
+    [self](alter_isr_request& req) -> caf::result<alter_isr_response> {
+      auto& st = self->state;
+      if (st.active)
+        return alter_isr_active(self, req);
+      auto fallback = [] {
+        alter_isr_response res;
+        res.error = error_code::not_controller;
+        res.state.leader = -2; // not this leadership: the replica retries
+        return res;
+      };
+      return forward<alter_isr_response>(self, std::move(req), fallback);
+    },
+    [self](broker_status_change& req) -> caf::result<leadership_update> {
+      auto& st = self->state;
+      if (req.broker_id != st.broker_id) {
+        auto i = st.peers.find(req.broker_id);
+        if (i == st.peers.end() || !i->second.controller)
+          return leadership_update{error_code::broker_not_available, {}};
+        return self->delegate(i->second.controller, std::move(req));
+      }
+      // An operator stops this node's broker: it leaves /brokers/ids (the
+      // controller fails its partitions over) until started again.
+      if (!req.alive) {
+        st.admin_stopped = true;
+        if (!st.stepped_down) {
+          st.stepped_down = true;
+          self->send(st.broker, broker_status_change{st.broker_id, false});
+        }
+        st.registered = false;
+        zk_ask(self,
+               op(zk_operation::kind::remove, zk::broker_path(st.broker_id)),
+               [](zk_result&) {});
+      } else if (st.admin_stopped) {
+        st.admin_stopped = false;
+        register_broker(self);
+      }
+      return leadership_update{};
+    },
+    [](cluster_peers&) {
+      // The peers of a cluster node come from ZooKeeper, not from a node.
+    },
+  };
+}
+
+} // namespace troupe

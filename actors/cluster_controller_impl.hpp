@@ -1,0 +1,64 @@
+#pragma once
+
+// What the two halves of the cluster controller share: the node's side
+// (cluster_controller.cpp: session, registration, peers, snapshots,
+// forwarding) and the active controller's (cluster_controller_active.cpp).
+
+#include <functional>
+
+#include "actors/cluster_controller.hpp"
+#include "cluster/zookeeper_client.hpp"
+
+namespace troupe::cluster_impl {
+
+using zk_error = cluster::zk_error;
+
+inline bool is(const zk_result& r, zk_error e) {
+  return r.error == static_cast<int32_t>(e);
+}
+
+/// One ZooKeeper operation; `then` gets the result (a lost session actor
+/// reads as CLOSING). Dropped when the session epoch moved on meanwhile.
+void zk_ask(cluster_controller_ptr self, zk_operation op,
+            std::function<void(zk_result&)> then);
+
+/// Several operations, all or none.
+void zk_multi(cluster_controller_ptr self, std::vector<zk_operation> ops,
+              std::function<void(zk_result&)> then);
+
+/// Brokers registered in /brokers/ids, ascending.
+std::vector<int32_t> registered_brokers(const cluster_controller_state& st);
+
+/// Applies the active controller's view: changed partitions go to the local
+/// broker; older controller epochs are ignored.
+void apply_snapshot(cluster_controller_ptr self, cluster_snapshot s);
+
+/// The cluster_controller of the active controller's node, if connected.
+cluster_controller_actor active_controller(const cluster_controller_state& st);
+
+// -- the active controller (cluster_controller_active.cpp) ----------------------
+
+/// Won /controller: bump /controller_epoch, load the metadata from
+/// ZooKeeper, handle every broker that is gone, tell everyone.
+void become_active(cluster_controller_ptr self);
+
+/// Lost the controllership (fenced, session lost): stop acting, answer
+/// what waits with NOT_CONTROLLER.
+void resign(cluster_controller_ptr self, const std::string& why);
+
+/// /brokers/ids changed: brokers that left fail over, brokers that came
+/// back get their partitions.
+void on_brokers_changed(cluster_controller_ptr self,
+                        const std::vector<int32_t>& before);
+
+/// A node connected: it gets the current snapshot.
+void send_snapshot_to(cluster_controller_ptr self,
+                      const cluster_controller_actor& peer);
+
+caf::result<create_topics_response>
+create_topics_active(cluster_controller_ptr self, create_topics_request& req);
+
+caf::result<alter_isr_response> alter_isr_active(cluster_controller_ptr self,
+                                                 alter_isr_request& req);
+
+} // namespace troupe::cluster_impl

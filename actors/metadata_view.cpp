@@ -1,0 +1,72 @@
+#include "actors/metadata_view.hpp"
+
+#include <functional>
+
+#include <spdlog/spdlog.h>
+
+namespace troupe {
+
+topic_result create_topic(cluster_metadata& m, const cluster_config& config,
+                          std::mt19937_64& rng, const new_topic& t) {
+  auto partitions =
+    t.num_partitions == -1 ? config.num_partitions : t.num_partitions;
+  int32_t rf = t.replication_factor == -1 ? config.default_replication_factor
+                                          : t.replication_factor;
+  if (partitions > 1000000)
+    return {t.name, error_code::invalid_partitions,
+            "Number of partitions must be at most 1000000."};
+  // Kafka picks a random start broker; a hash of the name spreads topics
+  // over the brokers just as well and is reproducible.
+  auto start = static_cast<int32_t>(std::hash<std::string>{}(t.name) % 1024);
+  auto e = m.create_topic(t.name, partitions, rf, start, random_uuid(rng));
+  switch (e) {
+    case error_code::none:
+      spdlog::info("controller: created topic {} with {} partitions, "
+                   "replication factor {}",
+                   t.name, partitions, rf);
+      return {t.name, e, {}};
+    case error_code::invalid_topic_exception:
+      return {t.name, e, "Topic name is illegal: " + t.name};
+    case error_code::topic_already_exists:
+      return {t.name, e, "Topic '" + t.name + "' already exists."};
+    case error_code::invalid_partitions:
+      return {t.name, e, "Number of partitions must be at least 1."};
+    case error_code::invalid_replication_factor:
+      return {t.name, e,
+              "Replication factor: " + std::to_string(rf)
+                + " larger than available brokers: "
+                + std::to_string(m.live_brokers().size()) + "."};
+    default:
+      return {t.name, e, std::string{error_message(e)}};
+  }
+}
+
+partition_metadata to_message(int32_t partition, const partition_state& s) {
+  return {partition,  s.leader, s.leader_epoch,
+          s.replicas, s.isr,    s.partition_epoch};
+}
+
+topic_metadata describe(const cluster_metadata& m, const std::string& name) {
+  topic_metadata t{error_code::none, name, 0, {}, m.topic_id(name)};
+  auto i = m.topics().find(name);
+  if (i == m.topics().end()) {
+    t.error = error_code::unknown_topic_or_partition;
+    return t;
+  }
+  t.partitions = static_cast<int32_t>(i->second.size());
+  for (size_t p = 0; p < i->second.size(); ++p) {
+    auto& s = i->second[p];
+    t.partition_states.push_back(to_message(static_cast<int32_t>(p), s));
+  }
+  return t;
+}
+
+leadership_update partitions_of(const cluster_metadata& m,
+                                const std::string& name) {
+  leadership_update u;
+  for (auto& p : describe(m, name).partition_states)
+    u.partitions.push_back({name, p});
+  return u;
+}
+
+} // namespace troupe
