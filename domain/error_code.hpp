@@ -56,6 +56,31 @@ enum class error_code : int16_t {
   fenced_instance_id = 82,
   invalid_record = 87,
   invalid_update_version = 95,
+  // Appended for the flexible protocol versions, idempotent producers (KIP-98)
+  // and the consumer group protocol (KIP-848); Kafka's numbers, not in order.
+  invalid_replica_assignment = 39,
+  invalid_config = 40,
+  out_of_order_sequence_number = 45,
+  duplicate_sequence_number = 46,
+  invalid_producer_epoch = 47,
+  invalid_txn_state = 48,
+  invalid_producer_id_mapping = 49,
+  invalid_transaction_timeout = 50,
+  concurrent_transactions = 51,
+  unknown_producer_id = 59,
+  fetch_session_id_not_found = 70,
+  invalid_fetch_session_epoch = 71,
+  producer_fenced = 90,
+  unknown_topic_id = 100,
+  inconsistent_topic_id = 103,
+  fetch_session_topic_id_error = 106,
+  fenced_member_epoch = 110,
+  unreleased_instance_id = 111,
+  unsupported_assignor = 112,
+  stale_member_epoch = 113,
+  mismatched_endpoint_type = 114,
+  unsupported_endpoint_type = 115,
+  transaction_abortable = 120,
 };
 
 /// Kafka's upper-case name, e.g. "ILLEGAL_GENERATION".
