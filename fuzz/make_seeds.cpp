@@ -36,8 +36,21 @@ bytes request_frame(api_key key, int16_t version,
   return buf;
 }
 
-/// A default request frame and a default response body of each API at its
-/// oldest, first flexible and newest version (those the codec can encode).
+/// The two bytes kafka_frame_fuzz reads before a body: the index of (key,
+/// version) among every version the codec supports, then 0 for a request
+/// body or 1 for a response body.
+bytes selector(int16_t key, int16_t version, bool response) {
+  size_t index = 0;
+  for (const auto& api : supported_versions())
+    for (auto v = api.min_version; v <= api.max_version; ++v, ++index)
+      if (api.api_key == key && v == version)
+        return {static_cast<uint8_t>(index), static_cast<uint8_t>(response)};
+  return {0, 0};
+}
+
+/// A default request frame, and default request and response bodies behind
+/// their selector, of each API at its oldest, first flexible and newest
+/// version (those the codec can encode).
 template <class Request, class Response>
 void defaults(std::vector<bytes>& out, api_key key,
               bool (*encode_request)(writer&, const Request&, int16_t),
@@ -54,10 +67,14 @@ void defaults(std::vector<bytes>& out, api_key key,
       encode_request_header(w, {k, v, 1, std::string{"seed"}});
       if (encode_request(w, Request{}, v) && w.end_frame(mark))
         out.push_back(frame);
-      bytes body;
-      writer wb{body};
+      auto request = selector(k, v, false);
+      writer wr{request};
+      if (encode_request(wr, Request{}, v))
+        out.push_back(request);
+      auto response = selector(k, v, true);
+      writer wb{response};
       if (encode_response(wb, Response{}, v))
-        out.push_back(body);
+        out.push_back(response);
     }
   }
 }
@@ -156,7 +173,7 @@ int main(int argc, char** argv) {
   pr.current_leader = leader_id_and_epoch{2, 5};
   produced.responses = {{"t", {pr}}};
   produced.node_endpoints = std::vector<node_endpoint>{{2, "h", 9092, {}}};
-  bytes produced_body;
+  auto produced_body = selector(0, 12, true);
   writer pw{produced_body};
   encode_produce_response(pw, produced, 12);
   frames.push_back(produced_body);
