@@ -146,6 +146,53 @@ constexpr error_info errors[] = {
    "The given update version was invalid.", false},
   {error_code::ineligible_replica, "INELIGIBLE_REPLICA",
    "The new ISR contains at least one ineligible replica.", false},
+  {error_code::invalid_replica_assignment, "INVALID_REPLICA_ASSIGNMENT",
+   "Replica assignment is invalid.", false},
+  {error_code::invalid_config, "INVALID_CONFIG", "Configuration is invalid.",
+   false},
+  {error_code::out_of_order_sequence_number, "OUT_OF_ORDER_SEQUENCE_NUMBER",
+   "The broker received an out of order sequence number.", false},
+  {error_code::duplicate_sequence_number, "DUPLICATE_SEQUENCE_NUMBER",
+   "The broker received a duplicate sequence number.", false},
+  {error_code::invalid_producer_epoch, "INVALID_PRODUCER_EPOCH",
+   "Producer attempted to produce with an old epoch.", false},
+  {error_code::invalid_txn_state, "INVALID_TXN_STATE",
+   "The producer attempted a transactional operation in an invalid state.",
+   false},
+  {error_code::invalid_producer_id_mapping, "INVALID_PRODUCER_ID_MAPPING",
+   "The producer attempted to use a producer id which is not currently "
+   "assigned to its transactional id.",
+   false},
+  {error_code::invalid_transaction_timeout, "INVALID_TRANSACTION_TIMEOUT",
+   "The transaction timeout is larger than the maximum value allowed by the "
+   "broker (as configured by transaction.max.timeout.ms).",
+   false},
+  {error_code::concurrent_transactions, "CONCURRENT_TRANSACTIONS",
+   "The producer attempted to update a transaction while another concurrent "
+   "operation on the same transaction was ongoing.",
+   true},
+  {error_code::unknown_producer_id, "UNKNOWN_PRODUCER_ID",
+   "This exception is raised by the broker if it could not locate the "
+   "producer metadata associated with the producerId in question. This could "
+   "happen if, for instance, the producer's records were deleted because "
+   "their retention time had elapsed. Once the last records of the producerId "
+   "are removed, the producer's metadata is removed from the broker, and "
+   "future appends by the producer will return this exception.",
+   false},
+  {error_code::fetch_session_id_not_found, "FETCH_SESSION_ID_NOT_FOUND",
+   "The fetch session ID was not found.", true},
+  {error_code::invalid_fetch_session_epoch, "INVALID_FETCH_SESSION_EPOCH",
+   "The fetch session epoch is invalid.", true},
+  {error_code::producer_fenced, "PRODUCER_FENCED",
+   "There is a newer producer with the same transactionalId which fences the "
+   "current one.",
+   false},
+  {error_code::unknown_topic_id, "UNKNOWN_TOPIC_ID",
+   "This server does not host this topic ID.", true},
+  {error_code::inconsistent_topic_id, "INCONSISTENT_TOPIC_ID",
+   "The log's topic ID did not match the topic ID in the request.", true},
+  {error_code::fetch_session_topic_id_error, "FETCH_SESSION_TOPIC_ID_ERROR",
+   "The fetch session encountered inconsistent topic ID usage.", true},
   {error_code::fenced_member_epoch, "FENCED_MEMBER_EPOCH",
    "The member epoch is fenced by the group coordinator. The member must "
    "abandon all its partitions and rejoin.",
@@ -164,6 +211,14 @@ constexpr error_info errors[] = {
    false},
   {error_code::invalid_regular_expression, "INVALID_REGULAR_EXPRESSION",
    "The regular expression is not valid.", false},
+  {error_code::mismatched_endpoint_type, "MISMATCHED_ENDPOINT_TYPE",
+   "The request was sent to an endpoint of the wrong type.", false},
+  {error_code::unsupported_endpoint_type, "UNSUPPORTED_ENDPOINT_TYPE",
+   "This endpoint type is not supported yet.", false},
+  {error_code::transaction_abortable, "TRANSACTION_ABORTABLE",
+   "The server encountered an error with the transaction. The client can "
+   "abort the transaction to continue using this transactional ID.",
+   false},
 };
 
 const error_info* find(error_code code) noexcept {

@@ -1,9 +1,11 @@
-// Writes a starting corpus for the fuzz targets: valid request frames for
-// kafka_frame_fuzz and valid record batches for record_batch_fuzz, so a short
-// run starts from real structure instead of rediscovering it.
+// Writes a starting corpus for the fuzz targets: valid request frames (and
+// response bodies) of old and flexible versions for kafka_frame_fuzz and
+// valid record batches for record_batch_fuzz, so a short run starts from real
+// structure instead of rediscovering it.
 //
 // usage: make_seeds <corpus-dir>  (writes <dir>/kafka_frame_fuzz/seed-*, ...)
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -34,6 +36,49 @@ bytes request_frame(api_key key, int16_t version,
   return buf;
 }
 
+/// The two bytes kafka_frame_fuzz reads before a body: the index of (key,
+/// version) among every version the codec supports, then 0 for a request
+/// body or 1 for a response body.
+bytes selector(int16_t key, int16_t version, bool response) {
+  size_t index = 0;
+  for (const auto& api : supported_versions())
+    for (auto v = api.min_version; v <= api.max_version; ++v, ++index)
+      if (api.api_key == key && v == version)
+        return {static_cast<uint8_t>(index), static_cast<uint8_t>(response)};
+  return {0, 0};
+}
+
+/// A default request frame, and default request and response bodies behind
+/// their selector, of each API at its oldest, first flexible and newest
+/// version (those the codec can encode).
+template <class Request, class Response>
+void defaults(std::vector<bytes>& out, api_key key,
+              bool (*encode_request)(writer&, const Request&, int16_t),
+              bool (*encode_response)(writer&, const Response&, int16_t)) {
+  auto k = static_cast<int16_t>(key);
+  for (const auto& api : supported_versions()) {
+    if (api.api_key != k)
+      continue;
+    auto flexible = std::max(first_flexible_version(k), api.min_version);
+    for (auto v : {api.min_version, flexible, api.max_version}) {
+      bytes frame;
+      writer w{frame};
+      auto mark = w.begin_frame();
+      encode_request_header(w, {k, v, 1, std::string{"seed"}});
+      if (encode_request(w, Request{}, v) && w.end_frame(mark))
+        out.push_back(frame);
+      auto request = selector(k, v, false);
+      writer wr{request};
+      if (encode_request(wr, Request{}, v))
+        out.push_back(request);
+      auto response = selector(k, v, true);
+      writer wb{response};
+      if (encode_response(wb, Response{}, v))
+        out.push_back(response);
+    }
+  }
+}
+
 void write(const std::string& path, const bytes& x) {
   std::ofstream out{path, std::ios::binary};
   out.write(reinterpret_cast<const char*>(x.data()),
@@ -57,7 +102,7 @@ int main(int argc, char** argv) {
   std::vector<bytes> frames{
     request_frame(api_key::api_versions, 2, encode_api_versions_request, {}),
     request_frame(api_key::metadata, 1, encode_metadata_request,
-                  {std::vector<std::string>{"t"}}),
+                  {std::vector<metadata_request_topic>{{uuid{}, "t"}}}),
     request_frame(api_key::produce, 3, encode_produce_request,
                   {std::nullopt, -1, 1000, {{"t", {{0, batch}}}}}),
     request_frame(api_key::fetch, 4, encode_fetch_request,
@@ -67,7 +112,7 @@ int main(int argc, char** argv) {
     request_frame(api_key::offset_commit, 2, encode_offset_commit_request,
                   {"g", 1, "m", -1, {{"t", {{0, 5, std::string{"x"}}}}}}),
     request_frame(api_key::offset_fetch, 1, encode_offset_fetch_request,
-                  {"g", {{"t", {0, 1}}}}),
+                  {"g", std::vector<offset_fetch_topic>{{"t", {0, 1}}}}),
     request_frame(api_key::find_coordinator, 0, encode_find_coordinator_request,
                   {"g"}),
     request_frame(api_key::join_group, 0, encode_join_group_request, join),
@@ -87,6 +132,77 @@ int main(int argc, char** argv) {
        1000,
        false}),
   };
+  // Flexible versions with their compact fields and tagged fields set.
+  join.group_instance_id = "instance-1";
+  join.reason = "seed";
+  frames.push_back(
+    request_frame(api_key::join_group, 9, encode_join_group_request, join));
+  frames.push_back(request_frame(api_key::api_versions, 3,
+                                 encode_api_versions_request,
+                                 {"librdkafka", "2.0.2"}));
+  metadata_request topics_by_id;
+  topics_by_id.topics =
+    std::vector<metadata_request_topic>{{uuid{1, 2}, std::nullopt}};
+  frames.push_back(request_frame(api_key::metadata, 12, encode_metadata_request,
+                                 topics_by_id));
+  fetch_request fetch;
+  fetch.session_epoch = 0;
+  fetch.cluster_id = "cluster";
+  fetch.replica_state = fetch_replica_state{1, 7};
+  fetch_topic ft;
+  ft.topic_id = uuid{3, 4};
+  fetch_partition fp;
+  fp.replica_directory_id = uuid{5, 6};
+  ft.partitions = {fp};
+  fetch.topics = {ft};
+  fetch.forgotten_topics_data = {{"", uuid{7, 8}, {1, 2}}};
+  frames.push_back(
+    request_frame(api_key::fetch, 17, encode_fetch_request, fetch));
+  consumer_group_heartbeat_request heartbeat;
+  heartbeat.group_id = "g";
+  heartbeat.member_id = "m";
+  heartbeat.subscribed_topic_names = std::vector<std::string>{"t"};
+  heartbeat.subscribed_topic_regex = "t.*";
+  heartbeat.topic_partitions =
+    std::vector<consumer_group_topic_partitions>{{uuid{1, 1}, {0, 1}}};
+  frames.push_back(request_frame(api_key::consumer_group_heartbeat, 1,
+                                 encode_consumer_group_heartbeat_request,
+                                 heartbeat));
+  produce_response produced;
+  produce_partition_response pr;
+  pr.current_leader = leader_id_and_epoch{2, 5};
+  produced.responses = {{"t", {pr}}};
+  produced.node_endpoints = std::vector<node_endpoint>{{2, "h", 9092, {}}};
+  auto produced_body = selector(0, 12, true);
+  writer pw{produced_body};
+  encode_produce_response(pw, produced, 12);
+  frames.push_back(produced_body);
+#define TROUPE_SEED_DEFAULTS(name)                                             \
+  defaults(frames, api_key::name, encode_##name##_request,                     \
+           encode_##name##_response);
+  TROUPE_SEED_DEFAULTS(api_versions)
+  TROUPE_SEED_DEFAULTS(metadata)
+  TROUPE_SEED_DEFAULTS(produce)
+  TROUPE_SEED_DEFAULTS(fetch)
+  TROUPE_SEED_DEFAULTS(list_offsets)
+  TROUPE_SEED_DEFAULTS(offset_commit)
+  TROUPE_SEED_DEFAULTS(offset_fetch)
+  TROUPE_SEED_DEFAULTS(find_coordinator)
+  TROUPE_SEED_DEFAULTS(join_group)
+  TROUPE_SEED_DEFAULTS(heartbeat)
+  TROUPE_SEED_DEFAULTS(leave_group)
+  TROUPE_SEED_DEFAULTS(sync_group)
+  TROUPE_SEED_DEFAULTS(describe_groups)
+  TROUPE_SEED_DEFAULTS(list_groups)
+  TROUPE_SEED_DEFAULTS(create_topics)
+  TROUPE_SEED_DEFAULTS(delete_topics)
+  TROUPE_SEED_DEFAULTS(init_producer_id)
+  TROUPE_SEED_DEFAULTS(offset_for_leader_epoch)
+  TROUPE_SEED_DEFAULTS(describe_configs)
+  TROUPE_SEED_DEFAULTS(describe_cluster)
+  TROUPE_SEED_DEFAULTS(consumer_group_heartbeat)
+  TROUPE_SEED_DEFAULTS(consumer_group_describe)
+#undef TROUPE_SEED_DEFAULTS
   for (size_t i = 0; i < frames.size(); ++i)
     write(dir + "/kafka_frame_fuzz/seed-" + std::to_string(i), frames[i]);
   write(dir + "/record_batch_fuzz/seed-0", batch);

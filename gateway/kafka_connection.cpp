@@ -82,7 +82,23 @@ bool kafka_connection::on_frame(const uint8_t* data, size_t size) {
     close("bad header");
     return false;
   }
-  auto body = kafka::decode_request_body(in, *header);
+  // The codec speaks more versions than the listener serves. Kafka closes
+  // the connection on a version it does not serve, except that it answers
+  // ApiVersions of such a version without parsing it (KIP-511).
+  std::optional<kafka::request_body> body;
+  auto served = kafka_listener_serves(header->api_key, header->api_version);
+  if (header->api_key == static_cast<int16_t>(kafka::api_key::api_versions)
+      && !served) {
+    body = kafka::api_versions_request{};
+  } else if (!served) {
+    spdlog::warn("kafka: {}: cannot serve {} (key {}) v{}: not served",
+                 ctx_.client_host, kafka::api_name(header->api_key),
+                 header->api_key, header->api_version);
+    close("bad request");
+    return false;
+  } else {
+    body = kafka::decode_request_body(in, *header);
+  }
   if (!body) {
     // Kafka closes the connection on an unknown API, an unsupported version
     // and a body it cannot parse.

@@ -29,14 +29,15 @@ kafka_reply close_reply() {
   return {kafka_reply::kind::close, {}};
 }
 
-/// Frames a response: size, header v0, body in the request's version.
+/// Frames a response: size, header, body in the request's version.
 template <class Response, class Encode>
 kafka_reply frame(const k::request_header& h, const Response& res,
                   Encode encode) {
   kafka_reply out{kafka_reply::kind::frame, {}};
   k::writer w{out.frame};
   auto mark = w.begin_frame();
-  k::encode_response_header(w, k::response_header{h.correlation_id});
+  k::encode_response_header(w, k::response_header{h.correlation_id}, h.api_key,
+                            h.api_version);
   if (!encode(w, res, h.api_version) || !w.end_frame(mark) || !w.ok()) {
     spdlog::warn("kafka: cannot encode the {} v{} response: {}",
                  k::api_name(h.api_key), h.api_version, w.error());
@@ -85,8 +86,9 @@ struct handler {
   const k::request_header& header;
   kafka_reply_fn reply;
 
-  void operator()(k::api_versions_request&) {
-    auto answer = k::answer_api_versions(header.api_version);
+  void operator()(k::api_versions_request& req) {
+    auto answer = k::answer_api_versions(req, header.api_version,
+                                         kafka_listener_versions());
     auto h = header;
     h.api_version = answer.version;
     reply(frame(h, answer.response, k::encode_api_versions_response));
@@ -97,7 +99,9 @@ struct handler {
     // Kafka v1: null is every topic, an empty array no topic at all.
     bool none = req.topics && req.topics->empty();
     if (req.topics)
-      out.topics = *req.topics;
+      for (auto& t : *req.topics)
+        if (t.name)
+          out.topics.push_back(*t.name);
     out.allow_auto_topic_creation = ctx.auto_create_topics;
     ask_one<metadata_response>(
       sys, ctx.broker, default_timeout, std::move(out), std::move(reply),
@@ -263,9 +267,10 @@ struct handler {
   void operator()(k::offset_fetch_request& req) {
     offset_fetch_request out;
     out.group_id = req.group_id;
-    for (auto& t : req.topics)
-      for (auto p : t.partition_indexes)
-        out.partitions.push_back({t.name, p});
+    if (req.topics)
+      for (auto& t : *req.topics)
+        for (auto p : t.partition_indexes)
+          out.partitions.push_back({t.name, p});
     auto requested = out.partitions;
     ask_one<offset_fetch_response>(
       sys, ctx.broker, default_timeout, std::move(out), std::move(reply),
@@ -430,9 +435,43 @@ struct handler {
         return frame(h, out, k::encode_create_topics_response);
       });
   }
+
+  /// APIs the codec decodes but the listener does not serve yet; the
+  /// connection refuses them before they get here.
+  template <class Request>
+  void operator()(Request&) {
+    reply(close_reply());
+  }
 };
 
 } // namespace
+
+const std::vector<kafka::api_version>& kafka_listener_versions() {
+  using k::api_key;
+  static const std::vector<kafka::api_version> table = [] {
+    auto v = [](api_key key, int16_t min, int16_t max) {
+      return kafka::api_version{static_cast<int16_t>(key), min, max};
+    };
+    return std::vector<kafka::api_version>{
+      v(api_key::produce, 3, 3),          v(api_key::fetch, 4, 4),
+      v(api_key::list_offsets, 1, 1),     v(api_key::metadata, 1, 1),
+      v(api_key::offset_commit, 2, 2),    v(api_key::offset_fetch, 1, 1),
+      v(api_key::find_coordinator, 0, 0), v(api_key::join_group, 0, 1),
+      v(api_key::heartbeat, 0, 0),        v(api_key::leave_group, 0, 0),
+      v(api_key::sync_group, 0, 0),       v(api_key::describe_groups, 0, 0),
+      v(api_key::list_groups, 0, 0),      v(api_key::api_versions, 0, 2),
+      v(api_key::create_topics, 0, 1),
+    };
+  }();
+  return table;
+}
+
+bool kafka_listener_serves(int16_t api_key, int16_t api_version) noexcept {
+  for (const auto& api : kafka_listener_versions())
+    if (api.api_key == api_key)
+      return api_version >= api.min_version && api_version <= api.max_version;
+  return false;
+}
 
 void handle_kafka_request(caf::actor_system& sys,
                           const kafka_request_context& ctx,

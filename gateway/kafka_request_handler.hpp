@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <caf/fwd.hpp>
 
@@ -39,6 +40,14 @@ struct kafka_request_context {
   bool auto_create_topics = true;
   std::string client_host;
 };
+
+/// The APIs and versions the listener serves and advertises: a subset of
+/// what the codec speaks (kafka::supported_versions()), the non-flexible
+/// versions librdkafka 2.0.2 and kafkajs need.
+const std::vector<kafka::api_version>& kafka_listener_versions();
+
+/// True when kafka_listener_versions() lists the key with this version.
+bool kafka_listener_serves(int16_t api_key, int16_t api_version) noexcept;
 
 /// Answers `body` (decoded with `header`) through `reply`, asynchronously.
 void handle_kafka_request(caf::actor_system& sys,

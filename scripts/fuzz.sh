@@ -9,7 +9,9 @@ command -v clang++ >/dev/null || ./scripts/setup.sh
 
 out=build-fuzz
 targets=(kafka_frame_fuzz record_batch_fuzz)
-sources=(domain/kafka/wire.cpp domain/kafka/protocol.cpp domain/error_code.cpp
+sources=(domain/kafka/wire.cpp domain/kafka/protocol.cpp
+         domain/kafka/data_messages.cpp domain/kafka/group_messages.cpp
+         domain/kafka/admin_messages.cpp domain/error_code.cpp
          domain/log/record_batch.cpp domain/log/crc32c.cpp)
 flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I.
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)

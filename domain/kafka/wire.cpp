@@ -33,6 +33,11 @@ std::string at(std::string_view what, size_t pos) {
   return result;
 }
 
+/// Kafka's strings are at most Short.MAX_VALUE bytes, compact ones included.
+constexpr size_t max_string_size = std::numeric_limits<int16_t>::max();
+
+constexpr size_t max_bytes_size = std::numeric_limits<int32_t>::max();
+
 } // namespace
 
 // -- reader -------------------------------------------------------------------
@@ -218,6 +223,126 @@ bool reader::skip(size_t n) {
   return true;
 }
 
+bool reader::unsigned_varint(uint32_t& x) {
+  if (!ok())
+    return false;
+  auto p = current();
+  auto v = get_unsigned_varint(p, data_ + size_);
+  if (!v)
+    return fail("malformed unsigned varint");
+  pos_ = static_cast<size_t>(p - data_);
+  x = *v;
+  return true;
+}
+
+bool reader::uuid(kafka::uuid& x) {
+  if (!need(16, "uuid"))
+    return false;
+  x.high = get_be<uint64_t>(data_ + pos_);
+  x.low = get_be<uint64_t>(data_ + pos_ + 8);
+  pos_ += 16;
+  return true;
+}
+
+bool reader::compact_length(int64_t& n, std::string_view what) {
+  uint32_t v = 0;
+  if (!unsigned_varint(v))
+    return false;
+  n = static_cast<int64_t>(v) - 1; // 0 is null: -1
+  if (n > static_cast<int64_t>(max_bytes_size))
+    return fail(std::string{what} + " length " + std::to_string(n)
+                + " exceeds 2147483647");
+  return true;
+}
+
+bool reader::compact_string(std::string& x) {
+  std::optional<std::string> s;
+  if (!compact_nullable_string(s))
+    return false;
+  if (!s)
+    return fail("null string");
+  x = std::move(*s);
+  return true;
+}
+
+bool reader::compact_nullable_string(std::optional<std::string>& x) {
+  int64_t n = 0;
+  if (!compact_length(n, "string"))
+    return false;
+  if (n < 0) {
+    x.reset();
+    return true;
+  }
+  if (static_cast<size_t>(n) > max_string_size)
+    return fail("string length " + std::to_string(n) + " exceeds 32767");
+  if (!count(n, 1, "string"))
+    return false;
+  x.emplace(reinterpret_cast<const char*>(current()), static_cast<size_t>(n));
+  pos_ += static_cast<size_t>(n);
+  return true;
+}
+
+bool reader::compact_bytes(std::vector<uint8_t>& x) {
+  std::optional<std::vector<uint8_t>> b;
+  if (!compact_nullable_bytes(b))
+    return false;
+  if (!b)
+    return fail("null bytes");
+  x = std::move(*b);
+  return true;
+}
+
+bool reader::compact_nullable_bytes(std::optional<std::vector<uint8_t>>& x) {
+  int64_t n = 0;
+  if (!compact_length(n, "bytes"))
+    return false;
+  if (n < 0) {
+    x.reset();
+    return true;
+  }
+  if (!count(n, 1, "bytes"))
+    return false;
+  x.emplace(current(), current() + n);
+  pos_ += static_cast<size_t>(n);
+  return true;
+}
+
+bool reader::compact_array_size(size_t& n, size_t min_element_size) {
+  std::optional<size_t> m;
+  if (!compact_nullable_array_size(m, min_element_size))
+    return false;
+  if (!m)
+    return fail("null array");
+  n = *m;
+  return true;
+}
+
+bool reader::compact_nullable_array_size(std::optional<size_t>& n,
+                                         size_t min_element_size) {
+  int64_t x = 0;
+  if (!compact_length(x, "array"))
+    return false;
+  if (x < 0) {
+    n.reset();
+    return true;
+  }
+  if (!count(x, min_element_size, "array"))
+    return false;
+  n = static_cast<size_t>(x);
+  return true;
+}
+
+size_t reader::narrow(size_t n) {
+  auto end = size_;
+  if (need(n, "tagged field"))
+    size_ = pos_ + n;
+  return end;
+}
+
+void reader::widen(size_t end) noexcept {
+  size_ = end;
+}
+
 // -- writer -------------------------------------------------------------------
 
 bool writer::fail(std::string_view reason) {
@@ -311,6 +436,77 @@ void writer::array_size(size_t n) {
 
 void writer::null_array() {
   i32(-1);
+}
+
+void writer::unsigned_varint(uint32_t x) {
+  if (ok())
+    put_unsigned_varint(out_, x);
+}
+
+void writer::uuid(const kafka::uuid& x) {
+  if (ok()) {
+    put_be(out_, x.high);
+    put_be(out_, x.low);
+  }
+}
+
+void writer::compact_string(std::string_view x) {
+  if (x.size() > max_string_size) {
+    fail("string longer than 32767 bytes");
+    return;
+  }
+  unsigned_varint(static_cast<uint32_t>(x.size() + 1));
+  raw(reinterpret_cast<const uint8_t*>(x.data()), x.size());
+}
+
+void writer::compact_nullable_string(const std::optional<std::string>& x) {
+  if (x)
+    compact_string(*x);
+  else
+    unsigned_varint(0);
+}
+
+void writer::compact_bytes(const uint8_t* data, size_t size) {
+  if (size > max_bytes_size) {
+    fail("bytes longer than 2147483647");
+    return;
+  }
+  unsigned_varint(static_cast<uint32_t>(size + 1));
+  raw(data, size);
+}
+
+void writer::compact_bytes(const std::vector<uint8_t>& x) {
+  compact_bytes(x.data(), x.size());
+}
+
+void writer::compact_nullable_bytes(
+  const std::optional<std::vector<uint8_t>>& x) {
+  if (x)
+    compact_bytes(*x);
+  else
+    unsigned_varint(0);
+}
+
+void writer::compact_array_size(size_t n) {
+  if (n > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    fail("array longer than 2147483647");
+    return;
+  }
+  unsigned_varint(static_cast<uint32_t>(n + 1));
+}
+
+void writer::compact_null_array() {
+  unsigned_varint(0);
+}
+
+void writer::tagged_field(uint32_t tag, const std::vector<uint8_t>& value) {
+  if (value.size() > max_bytes_size) {
+    fail("tagged field longer than 2147483647");
+    return;
+  }
+  unsigned_varint(tag);
+  unsigned_varint(static_cast<uint32_t>(value.size()));
+  raw(value.data(), value.size());
 }
 
 size_t writer::begin_frame() {

@@ -1,9 +1,11 @@
 #pragma once
 
-// The primitive types of Kafka's wire protocol (non-flexible versions: int16
-// string lengths, int32 byte and array lengths, no tagged fields), read with
-// bounds checks and written big-endian, plus the int32 size-prefixed framing
-// every request and response travels in.
+// The primitive types of Kafka's wire protocol, read with bounds checks and
+// written big-endian, plus the int32 size-prefixed framing every request and
+// response travels in. Both encodings of variable-size fields are here: the
+// classic one (int16 string lengths, int32 byte and array lengths) and the
+// compact one of the flexible versions (KIP-482: unsigned varint length + 1,
+// 0 for null), with UUIDs and the pieces of a tagged-field section.
 
 #include <cstddef>
 #include <cstdint>
@@ -12,9 +14,14 @@
 #include <string_view>
 #include <vector>
 
+#include "domain/uuid.hpp"
+
 namespace troupe::kafka {
 
 using bytes = std::vector<uint8_t>;
+
+// Kafka's Uuid (topic ids, KIP-848 member ids) is troupe's one uuid type.
+using troupe::uuid;
 
 // -- reading ------------------------------------------------------------------
 
@@ -97,9 +104,47 @@ public:
   /// Consumes n bytes without looking at them.
   bool skip(size_t n);
 
+  // -- flexible versions (KIP-482) --------------------------------------------
+
+  /// ByteUtils.readUnsignedVarint: at most 5 bytes.
+  bool unsigned_varint(uint32_t& x);
+
+  /// UUID: 16 bytes.
+  bool uuid(kafka::uuid& x);
+
+  /// COMPACT_STRING: unsigned varint length + 1, then UTF-8 bytes. Null (0)
+  /// is malformed here; like Kafka, lengths above 32767 are too.
+  bool compact_string(std::string& x);
+
+  /// COMPACT_NULLABLE_STRING: a length field of 0 is null.
+  bool compact_nullable_string(std::optional<std::string>& x);
+
+  /// COMPACT_BYTES: unsigned varint length + 1, then the bytes.
+  bool compact_bytes(std::vector<uint8_t>& x);
+
+  /// COMPACT_NULLABLE_BYTES: a length field of 0 is null.
+  bool compact_nullable_bytes(std::optional<std::vector<uint8_t>>& x);
+
+  /// The unsigned varint count + 1 of a non-null COMPACT_ARRAY, bounded by
+  /// the remaining bytes as array_size is.
+  bool compact_array_size(size_t& n, size_t min_element_size);
+
+  /// As compact_array_size, but 0 reads as nullopt (a null array).
+  bool compact_nullable_array_size(std::optional<size_t>& n,
+                                   size_t min_element_size);
+
+  /// Ends the readable bytes n bytes from here (a tagged field's value), so
+  /// that nothing reads past them; returns the previous end for widen().
+  /// Fails the reader when fewer than n bytes remain.
+  size_t narrow(size_t n);
+
+  /// Restores the end that narrow() returned.
+  void widen(size_t end) noexcept;
+
 private:
   bool need(size_t n, std::string_view what);
   bool count(int64_t n, size_t min_element_size, std::string_view what);
+  bool compact_length(int64_t& n, std::string_view what);
 
   const uint8_t* data_;
   size_t size_;
@@ -112,7 +157,8 @@ private:
 /// Appends big-endian fields to a caller-owned buffer. A value the wire format
 /// cannot carry (a string over 32767 bytes, a frame over 2 GiB) fails the
 /// writer with a reason; a failed writer appends nothing more, so the caller
-/// checks ok() once after encoding a whole message.
+/// checks ok() once after encoding a whole message. The compact fields write
+/// what the reader's compact fields read.
 class writer {
 public:
   // -- constructors -----------------------------------------------------------
@@ -155,6 +201,22 @@ public:
   void nullable_bytes(const std::optional<std::vector<uint8_t>>& x);
   void array_size(size_t n);
   void null_array();
+
+  // -- flexible versions (KIP-482) --------------------------------------------
+
+  void unsigned_varint(uint32_t x);
+  void uuid(const kafka::uuid& x);
+  void compact_string(std::string_view x);
+  void compact_nullable_string(const std::optional<std::string>& x);
+  void compact_bytes(const uint8_t* data, size_t size);
+  void compact_bytes(const std::vector<uint8_t>& x);
+  void compact_nullable_bytes(const std::optional<std::vector<uint8_t>>& x);
+  void compact_array_size(size_t n);
+  void compact_null_array();
+
+  /// One entry of a tagged-field section: the tag, the value's size, the
+  /// value as already encoded.
+  void tagged_field(uint32_t tag, const std::vector<uint8_t>& value);
 
   // -- framing ----------------------------------------------------------------
 

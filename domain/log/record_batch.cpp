@@ -199,27 +199,17 @@ bool put_record_body(std::vector<uint8_t>& body, const record& r,
 
 // -- varints ------------------------------------------------------------------
 
-void put_varint(std::vector<uint8_t>& out, int32_t value) {
-  // Zigzag: small magnitudes of either sign become small unsigned numbers.
-  auto v =
-    (static_cast<uint32_t>(value) << 1) ^ static_cast<uint32_t>(value >> 31);
-  for (; v >= 0x80; v >>= 7)
-    out.push_back(static_cast<uint8_t>(v | 0x80));
-  out.push_back(static_cast<uint8_t>(v));
-}
-
-void put_varlong(std::vector<uint8_t>& out, int64_t value) {
-  auto v =
-    (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
-  for (; v >= 0x80; v >>= 7)
-    out.push_back(static_cast<uint8_t>(v | 0x80));
-  out.push_back(static_cast<uint8_t>(v));
-}
-
 namespace {
 
 template <class U>
-std::optional<U> get_unsigned_varint(const uint8_t*& p, const uint8_t* end) {
+void put_unsigned(std::vector<uint8_t>& out, U v) {
+  for (; v >= 0x80; v >>= 7)
+    out.push_back(static_cast<uint8_t>(v | 0x80));
+  out.push_back(static_cast<uint8_t>(v));
+}
+
+template <class U>
+std::optional<U> get_unsigned(const uint8_t*& p, const uint8_t* end) {
   constexpr unsigned max_bytes = (sizeof(U) * 8 + 6) / 7; // 5 or 10
   U v = 0;
   const uint8_t* q = p;
@@ -238,15 +228,35 @@ std::optional<U> get_unsigned_varint(const uint8_t*& p, const uint8_t* end) {
 
 } // namespace
 
+void put_varint(std::vector<uint8_t>& out, int32_t value) {
+  // Zigzag: small magnitudes of either sign become small unsigned numbers.
+  put_unsigned(out, (static_cast<uint32_t>(value) << 1)
+                      ^ static_cast<uint32_t>(value >> 31));
+}
+
+void put_varlong(std::vector<uint8_t>& out, int64_t value) {
+  put_unsigned(out, (static_cast<uint64_t>(value) << 1)
+                      ^ static_cast<uint64_t>(value >> 63));
+}
+
+void put_unsigned_varint(std::vector<uint8_t>& out, uint32_t value) {
+  put_unsigned(out, value);
+}
+
+std::optional<uint32_t> get_unsigned_varint(const uint8_t*& p,
+                                            const uint8_t* end) {
+  return get_unsigned<uint32_t>(p, end);
+}
+
 std::optional<int32_t> get_varint(const uint8_t*& p, const uint8_t* end) {
-  auto v = get_unsigned_varint<uint32_t>(p, end);
+  auto v = get_unsigned<uint32_t>(p, end);
   if (!v)
     return std::nullopt;
   return static_cast<int32_t>((*v >> 1) ^ (~(*v & 1) + 1));
 }
 
 std::optional<int64_t> get_varlong(const uint8_t*& p, const uint8_t* end) {
-  auto v = get_unsigned_varint<uint64_t>(p, end);
+  auto v = get_unsigned<uint64_t>(p, end);
   if (!v)
     return std::nullopt;
   return static_cast<int64_t>((*v >> 1) ^ (~(*v & 1) + 1));

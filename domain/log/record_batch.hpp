@@ -136,13 +136,23 @@ void set_leader_epoch(uint8_t* batch, int32_t leader_epoch);
 
 // -- varints (Kafka's ByteUtils: zigzag, 7 bits per byte, LSB first) ---------
 
+// The one varint codec of troupe: record batches use the zigzag ones, the
+// flexible versions of the Kafka protocol (KIP-482) the unsigned one.
+
 void put_varint(std::vector<uint8_t>& out, int32_t value);
 void put_varlong(std::vector<uint8_t>& out, int64_t value);
+
+/// ByteUtils.writeUnsignedVarint: no zigzag, at most 5 bytes.
+void put_unsigned_varint(std::vector<uint8_t>& out, uint32_t value);
 
 /// Read one varint (at most 5 bytes) / varlong (at most 10 bytes) at p,
 /// advancing p; nullopt when the input ends first or the encoding is too
 /// long. Like Kafka, excess high bits in the last byte are ignored.
 std::optional<int32_t> get_varint(const uint8_t*& p, const uint8_t* end);
 std::optional<int64_t> get_varlong(const uint8_t*& p, const uint8_t* end);
+
+/// ByteUtils.readUnsignedVarint, with the same limits as get_varint.
+std::optional<uint32_t> get_unsigned_varint(const uint8_t*& p,
+                                            const uint8_t* end);
 
 } // namespace troupe

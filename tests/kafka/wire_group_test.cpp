@@ -200,11 +200,13 @@ public:
 
   /// Reads the response to `correlation` and decodes its body.
   template <class Response, class Decode>
-  Response receive(int32_t correlation, int16_t version, Decode decode) {
+  Response receive(k::api_key key, int32_t correlation, int16_t version,
+                   Decode decode) {
     k::bytes buf;
     REQUIRE(read_frame(buf) == read_result::frame);
     k::reader in{buf};
-    auto header = k::decode_response_header(in);
+    auto header =
+      k::decode_response_header(in, static_cast<int16_t>(key), version);
     REQUIRE(header);
     CHECK(header->correlation_id == correlation);
     std::optional<Response> res = decode(in, version);
@@ -217,7 +219,7 @@ public:
   Response call(k::api_key key, int16_t version, const Request& req,
                 Encode encode, Decode decode) {
     auto c = send(key, version, req, encode);
-    return receive<Response>(c, version, decode);
+    return receive<Response>(key, c, version, decode);
   }
 
   /// True once the peer has closed the connection (EOF or reset) within
@@ -370,7 +372,8 @@ struct member {
 
   k::join_group_response receive_join(int32_t correlation) {
     auto res = conn.receive<k::join_group_response>(
-      correlation, join_version, k::decode_join_group_response);
+      k::api_key::join_group, correlation, join_version,
+      k::decode_join_group_response);
     if (res.error == error_code::none) {
       id = res.member_id;
       generation = res.generation_id;
@@ -477,13 +480,13 @@ k::bytes raw_request(int16_t key, int16_t version, const k::bytes& body) {
 /// Either the server closes the connection, or it answers correlation 7
 /// with a non-zero error in the first int16 after the header (true of every
 /// response layout this is used with).
-void expect_closed_or_error(connection& c) {
+void expect_closed_or_error(connection& c, int16_t key, int16_t version) {
   k::bytes buf;
   auto r = c.read_frame(buf, 20s);
   REQUIRE(r != read_result::timeout);
   if (r == read_result::frame) {
     k::reader in{buf};
-    auto header = k::decode_response_header(in);
+    auto header = k::decode_response_header(in, key, version);
     REQUIRE(header);
     int16_t error = 0;
     REQUIRE(in.i16(error));
@@ -529,7 +532,7 @@ TEST_CASE("FindCoordinator names a broker of the node, JoinGroup v0 and v1 "
                         k::encode_sync_group_request);
   auto sa = a.sync(group, {{a.id, k::bytes{1, 1}}, {b.id, k::bytes{2, 2, 2}}});
   auto sb = b.conn.receive<k::sync_group_response>(
-    cs, 0, k::decode_sync_group_response);
+    k::api_key::sync_group, cs, 0, k::decode_sync_group_response);
   CHECK(sa.error == error_code::none);
   CHECK(sa.assignment == k::bytes{1, 1});
   CHECK(sb.error == error_code::none);
@@ -560,10 +563,11 @@ TEST_CASE("heartbeat answers REBALANCE_IN_PROGRESS during a rebalance") {
                         k::sync_group_request{group, b.generation, b.id, {}},
                         k::encode_sync_group_request);
   REQUIRE(a.sync(group, {{a.id, {}}, {b.id, {}}}).error == error_code::none);
-  REQUIRE(
-    b.conn.receive<k::sync_group_response>(cs, 0, k::decode_sync_group_response)
-      .error
-    == error_code::none);
+  REQUIRE(b.conn
+            .receive<k::sync_group_response>(k::api_key::sync_group, cs, 0,
+                                             k::decode_sync_group_response)
+            .error
+          == error_code::none);
   CHECK(a.heartbeat(group) == error_code::none);
   CHECK(b.heartbeat(group) == error_code::none);
 }
@@ -588,10 +592,11 @@ TEST_CASE("stale generation commit is fenced with ILLEGAL_GENERATION") {
                         k::sync_group_request{group, b.generation, b.id, {}},
                         k::encode_sync_group_request);
   REQUIRE(a.sync(group, {{a.id, {}}, {b.id, {}}}).error == error_code::none);
-  REQUIRE(
-    b.conn.receive<k::sync_group_response>(cs, 0, k::decode_sync_group_response)
-      .error
-    == error_code::none);
+  REQUIRE(b.conn
+            .receive<k::sync_group_response>(k::api_key::sync_group, cs, 0,
+                                             k::decode_sync_group_response)
+            .error
+          == error_code::none);
 
   CHECK(a.commit(group, first_generation) == error_code::illegal_generation);
   CHECK(b.commit(group, first_generation) == error_code::illegal_generation);
@@ -709,7 +714,7 @@ TEST_CASE("an unsupported version is refused") {
     connection c{the_server().port()};
     REQUIRE(c.ok());
     REQUIRE(c.send_raw(raw_request(12, 9, {0, 1, 'g', 0, 0, 0, 1, 0, 1, 'm'})));
-    expect_closed_or_error(c);
+    expect_closed_or_error(c, 12, 9);
   }
   {
     // ApiVersions v3 is answered in the v0 layout with UNSUPPORTED_VERSION.
@@ -719,7 +724,7 @@ TEST_CASE("an unsupported version is refused") {
     k::bytes buf;
     REQUIRE(c.read_frame(buf) == read_result::frame);
     k::reader in{buf};
-    auto header = k::decode_response_header(in);
+    auto header = k::decode_response_header(in, 18, 3);
     REQUIRE(header);
     CHECK(header->correlation_id == 7);
     auto res = k::decode_api_versions_response(in, 0);
@@ -743,7 +748,7 @@ TEST_CASE("a negative array length closes the connection or is an error") {
   w.string("consumer");
   w.i32(-5);
   REQUIRE(c.send_raw(raw_request(11, 1, body)));
-  expect_closed_or_error(c);
+  expect_closed_or_error(c, 11, 1);
   CHECK(still_serving());
 }
 
@@ -757,7 +762,7 @@ TEST_CASE("a string length past the end of the frame closes the connection "
   w.i16(1000);
   w.i32(0);
   REQUIRE(c.send_raw(raw_request(12, 0, body)));
-  expect_closed_or_error(c);
+  expect_closed_or_error(c, 12, 0);
   // A Metadata v1 whose topic array claims more topics than bytes follow.
   connection d{the_server().port()};
   k::bytes md;
@@ -765,7 +770,7 @@ TEST_CASE("a string length past the end of the frame closes the connection "
   wm.i32(1 << 20);
   wm.i16(1);
   REQUIRE(d.send_raw(raw_request(3, 1, md)));
-  expect_closed_or_error(d);
+  expect_closed_or_error(d, 3, 1);
   CHECK(still_serving());
 }
 
@@ -784,7 +789,8 @@ TEST_CASE("pipelined requests are answered in request order") {
     k::bytes buf;
     REQUIRE(c.read_frame(buf) == read_result::frame);
     k::reader in{buf};
-    auto header = k::decode_response_header(in);
+    // Both answers have response header v0 (Metadata v1, ApiVersions).
+    auto header = k::decode_response_header(in, 3, 1);
     REQUIRE(header);
     CHECK(header->correlation_id == correlation);
   }
