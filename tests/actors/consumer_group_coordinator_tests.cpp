@@ -54,6 +54,7 @@ replica_actor::behavior_type fake_replica(replica_actor::pointer self,
     [](isr_expiration_tick&) {},
     [](produce_timeout&) {},
     [](fetch_timeout&) {},
+    [](cluster_peers&) {},
     // The test's "release the held writes".
     [box](follower_fetch_tick&) {
       auto held = std::exchange(box->held, {});
