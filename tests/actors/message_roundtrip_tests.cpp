@@ -137,7 +137,7 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
     metadata_request{{"t"}, true},
     metadata_response{
       {{1, "h", 9093, some_actor}},
-      {{error_code::none, "t", 1, {{0, 2, 5, {2, 0}, {2}, 3}}}}},
+      {{error_code::none, "t", 1, {{0, 2, 5, {2, 0}, {2}, 3}}, uuid{1, 2}}}},
     create_topics_request{{{"t", 6, 3}}},
     create_topics_response{{{"t", error_code::topic_already_exists, "x"}}},
     join_timeout{17}, sync_timeout{18}, session_check{"m-1"},
@@ -191,7 +191,24 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
     consumer_group_describe_response{0, {cg_group}}, cg_group,
     consumer_group_topics{{{uuid{1, 2}, "t", 6}}},
     consumer_group_session_timeout{"m", 7},
-    consumer_group_rebalance_timeout{"m", 8});
+    consumer_group_rebalance_timeout{"m", 8},
+    zk_request{
+      {zk_operation::kind::create, "/brokers/ids/1", "{}", -1, true, false}},
+    zk_multi_request{
+      {{zk_operation::kind::check, "/controller_epoch", "", 4, false, false},
+       {zk_operation::kind::set, "/p", "x", 2, false, false}}},
+    zk_result{3, "data", "/p", 7, 42, {"1", "2"}, {0, 3}},
+    zk_completion{9, {0, "", "/c", 1, 0, {}, {}}},
+    zk_session_event{2, 0x1234, 6000}, zk_watch_event{3, "/brokers/ids"},
+    zk_reconnect{},
+    cluster_snapshot{
+      4,
+      1,
+      {0, 1, 2},
+      {{error_code::none, "t", 1, {{0, 1, 2, {1, 2}, {1}, 5}}, uuid{3, 4}}}},
+    node_info_request{}, node_info{2, some_actor},
+    cluster_tick{cluster_tick::kind::connect_peer, 5, 2},
+    cluster_parts{some_actor, some_actor});
   // A message added to type_ids.hpp without a sample here fails this.
   CHECK(covered == caf::id_block::troupe::end - caf::id_block::troupe::begin);
 }
