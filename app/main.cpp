@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   }
 
   caf::actor_system_config cfg;
-  troupe::configure_actor_system(cfg, process);
+  troupe::configure_actor_system(cfg, process, cluster.zookeeper);
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
   caf::actor_system sys{cfg};
   try {
