@@ -75,6 +75,8 @@ struct topic_metadata {
 struct metadata_response {
   std::vector<broker_info> brokers;
   std::vector<topic_metadata> topics;
+  /// The broker Kafka clients are told is the controller (-1: none).
+  int32_t controller_id = -1;
 };
 
 struct new_topic {
@@ -378,7 +380,7 @@ typename Inspector::result_type inspect(Inspector& f, topic_metadata& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, metadata_response& x) {
-  return f(x.brokers, x.topics);
+  return f(x.brokers, x.topics, x.controller_id);
 }
 
 template <class Inspector>
