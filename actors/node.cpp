@@ -16,9 +16,10 @@ namespace troupe {
 
 size_t configure_actor_system(caf::actor_system_config& cfg,
                               const process_config& process,
-                              const zookeeper_mode& cluster) {
+                              const std::optional<zookeeper_mode>& networking) {
   register_message_types(cfg);
-  if (cluster.enabled()) {
+  if (networking) {
+    auto& cluster = *networking;
     cfg.load<caf::io::middleman>();
     // CAF 0.17's key names have no "caf." prefix.
     cfg.set(

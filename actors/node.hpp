@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,12 +24,12 @@ struct embedded_node {
 
 /// Registers troupe's messages and sets the scheduler (threads, policy) of
 /// an actor system about to be created; returns the worker thread count.
-/// With `cluster` enabled it loads CAF's middleman, with a heartbeat and a
+/// With `networking` it loads CAF's middleman, with its heartbeat and
 /// connection timeout so that a hung peer is noticed (CAF 0.17 turns both
 /// off by default).
-size_t configure_actor_system(caf::actor_system_config& cfg,
-                              const process_config& process,
-                              const zookeeper_mode& cluster = {});
+size_t configure_actor_system(
+  caf::actor_system_config& cfg, const process_config& process,
+  const std::optional<zookeeper_mode>& networking = std::nullopt);
 
 /// Spawns the node's actors and introduces the brokers to each other.
 /// Throws std::runtime_error when the metadata under log.dirs exists but
