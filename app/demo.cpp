@@ -17,9 +17,9 @@
 #include "actors/node.hpp"
 #include "domain/consumer_protocol.hpp"
 #include "domain/java_hash.hpp"
-#include "gateway/http_api.hpp"
-#include "gateway/http_server.hpp"
+#include "gateway/http/server.hpp"
 #include "gateway/kafka_listener.hpp"
+#include "gateway/rest/api.hpp"
 
 namespace troupe {
 
@@ -295,12 +295,15 @@ std::string find_web_root(const std::string& given) {
 
 int run_node(caf::actor_system& sys, const cluster_config& config,
              const serve_options& options) {
-  std::shared_ptr<http_api> api;
+  std::shared_ptr<rest::api> api;
   if (options.http_port > 0) {
-    http_api_config ac;
+    rest::api_config ac;
     ac.base_uri = "http://" + config.advertised_host + ":"
                   + std::to_string(options.http_port);
-    api = std::make_shared<http_api>(sys, config, ac);
+    ac.admin_token = options.http_admin_token;
+    ac.admin_enable = options.http_admin_enable;
+    ac.threads = static_cast<size_t>(std::max(1, options.http_threads));
+    api = std::make_shared<rest::api>(sys, config, ac);
   }
   auto node = spawn_embedded_node(
     sys, config, api ? api->listener() : event_listener_actor{});

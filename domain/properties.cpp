@@ -76,6 +76,11 @@ const std::vector<property_doc> docs = {
    "how long a commit waits for __consumer_offsets to hold it"},
   {"replica.fetch.wait.max.ms", "500", "a follower's fetch long-poll"},
   {"replica.fetch.backoff.ms", "1000", "a follower's pause after an error"},
+  {"troupe.http.admin.token", "",
+   "routes that change the cluster (broker stop/start, topic creation) "
+   "need Authorization: Bearer <token>"},
+  {"troupe.http.admin.enable", "false",
+   "without a token, allow those routes anyway (local experiments)"},
 };
 
 } // namespace
@@ -183,7 +188,8 @@ void apply_properties(const properties& props, cluster_config& cfg,
       ok = parse_int<int32_t>(value, cfg.replica_fetch_backoff_ms, 0, i32max);
     else if (key == "offset.metadata.max.bytes")
       ok = parse_int<int32_t>(value, g.offset_metadata_max_bytes, 0, i32max);
-    else if (key.rfind("troupe.scheduler.", 0) == 0)
+    else if (key.rfind("troupe.scheduler.", 0) == 0
+             || key.rfind("troupe.http.", 0) == 0)
       continue; // process settings
     else {
       errors.push_back("unknown property: " + key);
@@ -210,6 +216,19 @@ void apply_process_properties(const properties& props, process_config& cfg,
                          "stealing");
     else
       cfg.scheduler_policy = i->second;
+  }
+  for (auto& [key, value] : props) {
+    if (key.rfind("troupe.http.", 0) != 0)
+      continue;
+    if (key == "troupe.http.admin.token")
+      cfg.http_admin_token = value;
+    else if (key == "troupe.http.admin.enable") {
+      if (!parse_bool(value, cfg.http_admin_enable))
+        errors.push_back("invalid value '" + value
+                         + "' for troupe.http.admin.enable: expected true or "
+                           "false");
+    } else
+      errors.push_back("unknown property: " + key);
   }
 }
 

@@ -104,6 +104,12 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::broker_status_request))
   CAF_ADD_TYPE_ID(troupe, (troupe::offsets_load_retry))
 
+  // -- client-side consumer: manual assignment and positions
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_assign))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_seek))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_positions_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_positions))
+
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on
 

@@ -144,13 +144,21 @@ TEST_CASE("every actor message round-trips through CAF's binary serializer") {
     epoch_end_offset_response{error_code::none, 2, 90},
     log_epoch_request{{"t", 0}, 1, 4},
     log_epoch_response{error_code::none, 0, 100, 4, 1, 60},
-    log_diverge_request{{"t", 0}, 1, 60, 55},
-    isr_expiration_tick{3}, produce_timeout{4}, fetch_timeout{5},
-    follower_fetch_tick{6}, replica_status_request{},
+    log_diverge_request{{"t", 0}, 1, 60, 55}, isr_expiration_tick{3},
+    produce_timeout{4}, fetch_timeout{5}, follower_fetch_tick{6},
+    replica_status_request{},
     replica_status{{"t", 0}, 1, "leader", 1, 2, {1, 0}, 0, 10, 9},
     replica_statuses{
       1, true, {{{"t", 0}, 1, "follower", 0, 2, {0, 1}, 0, 10, 9}}},
     broker_status_request{}, offsets_load_retry{7, 3});
+  // The client-side consumer's manual assignment and positions.
+  covered +=
+    check_all(sys, consumer_assign{{{"t", 0}, {"t", 2}}},
+              consumer_seek{{{{"t", 0}, 42}, {{"t", 2}, position_earliest}}},
+              consumer_positions_request{},
+              consumer_positions{error_code::invalid_request,
+                                 {{{"t", 0}, 42}, {{"t", 2}, position_unknown}},
+                                 {{"u", 1}}});
   // A message added to type_ids.hpp without a sample here fails this.
   CHECK(covered == caf::id_block::troupe::end - caf::id_block::troupe::begin);
 }
