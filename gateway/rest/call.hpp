@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -18,6 +19,7 @@
 
 #include "actors/ask.hpp"
 #include "actors/clock.hpp"
+#include "domain/log/record_batch.hpp"
 #include "domain/cluster_config.hpp"
 #include "gateway/bridge.hpp"
 #include "gateway/http/handler.hpp"
@@ -68,6 +70,24 @@ struct bridge_state {
   std::unordered_map<std::string, coordinator_entry> coordinators;
   /// Round-robin partition of unkeyed records.
   uint32_t next_partition = 0;
+
+  /// Records of one produce request for one partition, waiting to go out.
+  struct pending_records {
+    std::vector<record> records;
+    size_t bytes = 0;
+    /// The batch's error, and the first record's offset (-1 on error).
+    std::function<void(error_code, int64_t)> done;
+  };
+  /// Kafka's RecordAccumulator with one request in flight per partition
+  /// (what an idempotent producer keeps in order): records that arrive
+  /// while a partition's produce is on its way go out together next.
+  struct partition_queue {
+    bool in_flight = false;
+    std::vector<pending_records> waiting;
+  };
+  std::map<topic_partition, partition_queue> queues;
+  /// A batch stops growing here (message.max.bytes is 1 MiB).
+  static constexpr size_t max_batch_bytes = 512 * 1024;
 
   static constexpr int64_t metadata_max_age_ms = 5000;
   static constexpr int64_t coordinator_max_age_ms = 5000;

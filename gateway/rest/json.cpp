@@ -1,6 +1,7 @@
 #include "gateway/rest/json.hpp"
 
 #include <cstdio>
+#include <unordered_map>
 
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
@@ -52,6 +53,38 @@ std::string to_json(const google::protobuf::Message& msg) {
   return out;
 }
 
+namespace {
+
+/// Whether a message of type `d` has a repeated field anywhere, i.e.
+/// whether check_arrays has anything to check. Cached per type: the
+/// second parse it needs is half the cost of a small body.
+bool has_repeated(const google::protobuf::Descriptor* d, int depth = 0) {
+  if (depth > 8)
+    return true;
+  for (int i = 0; i < d->field_count(); ++i) {
+    auto* f = d->field(i);
+    if (f->is_repeated())
+      return true;
+    if (f->message_type() && f->message_type()->well_known_type() == 0
+        && has_repeated(f->message_type(), depth + 1))
+      return true;
+  }
+  return false;
+}
+
+bool needs_array_check(const google::protobuf::Descriptor* d) {
+  // Descriptors of generated messages live forever; a thread-local cache
+  // needs no lock.
+  thread_local std::unordered_map<const google::protobuf::Descriptor*, bool>
+    cache;
+  auto i = cache.find(d);
+  if (i == cache.end())
+    i = cache.emplace(d, has_repeated(d)).first;
+  return i->second;
+}
+
+} // namespace
+
 bool from_json(std::string_view text, google::protobuf::Message& msg,
                std::string& error) {
   pbu::JsonParseOptions opt;
@@ -61,7 +94,8 @@ bool from_json(std::string_view text, google::protobuf::Message& msg,
     error = std::string{st.message()};
     return false;
   }
-  if (msg.GetDescriptor()->well_known_type() != 0)
+  if (msg.GetDescriptor()->well_known_type() != 0
+      || !needs_array_check(msg.GetDescriptor()))
     return true;
   google::protobuf::Value shape;
   if (pbu::JsonStringToMessage(std::string{text}, &shape, opt).ok())

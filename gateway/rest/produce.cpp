@@ -11,13 +11,11 @@
 #include "domain/base64.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/murmur2.hpp"
-#include "gateway.pb.h"
 #include "gateway/rest/errors.hpp"
 #include "gateway/rest/json.hpp"
+#include "gateway/rest/json_value.hpp"
 #include "gateway/rest/media.hpp"
 #include "gateway/rest/routes.hpp"
-
-namespace pb = troupe::gateway;
 
 namespace troupe::rest {
 
@@ -52,26 +50,39 @@ using job_ptr = std::shared_ptr<produce_job>;
 
 /// Key or value bytes in the request's embedded format (REST Proxy's
 /// NoSchemaRecordSerializer); null and absent are no bytes.
-bool serialize(embedded_format f, const google::protobuf::Value& v,
-               bool present, std::optional<std::vector<uint8_t>>& out,
-               std::string& error) {
-  if (!present || v.has_null_value())
+bool serialize(embedded_format f, const json_value* v,
+               std::optional<std::vector<uint8_t>>& out, std::string& error) {
+  if (!v || v->is_null())
     return true;
   if (f == embedded_format::binary) {
-    if (!v.has_string_value()) {
-      error = "data=" + to_json(v) + " is not a base64 string.";
+    if (v->type != json_value::kind::string) {
+      error = "data=" + v->compact() + " is not a base64 string.";
       return false;
     }
-    auto raw = base64_decode(v.string_value());
+    auto raw = base64_decode(v->text);
     if (!raw) {
-      error = "data=" + to_json(v) + " is not a valid base64 string.";
+      error = "data=" + v->compact() + " is not a valid base64 string.";
       return false;
     }
     out.emplace(raw->begin(), raw->end());
     return true;
   }
-  auto text = to_json(v);
+  auto text = v->compact();
   out.emplace(text.begin(), text.end());
+  return true;
+}
+
+/// A record's partition: an integer in int32's range.
+bool partition_of(const json_value& v, std::optional<int32_t>& out) {
+  if (v.is_null())
+    return true;
+  if (v.type != json_value::kind::number
+      || v.text.find_first_of(".eE") != std::string::npos)
+    return false;
+  int64_t p = 0;
+  if (!parse_int(v.text, p) || p < INT32_MIN || p > INT32_MAX)
+    return false;
+  out = static_cast<int32_t>(p);
   return true;
 }
 
@@ -93,14 +104,10 @@ std::string offsets_json(const produce_job& job) {
   return out + "],\"key_schema_id\":null,\"value_schema_id\":null}";
 }
 
-void send_batches(const call& c, job_ptr job, int attempt);
-
-/// Places every record not yet placed; false when the request is refused.
+/// Places every record; false when the request is refused.
 bool place(const call& c, produce_job& job, const topic_metadata& t) {
   auto n = static_cast<int32_t>(t.partition_states.size());
   for (auto& r : job.records) {
-    if (r.placed >= 0)
-      continue;
     if (r.partition) {
       if (*r.partition < 0 || *r.partition >= n) {
         c.reply(v2::partition_not_found());
@@ -120,28 +127,28 @@ bool place(const call& c, produce_job& job, const topic_metadata& t) {
 }
 
 /// The topic's metadata from the bridge's cache, else from the controller
-/// (creating the topic when auto.create.topics.enable).
-void with_topic_metadata(const call& c, const std::string& topic, bool fresh,
-                         std::function<void(const topic_metadata*)> k) {
+/// (creating the topic when auto.create.topics.enable); `k(nullptr, err)`
+/// when there is none, with the error of a failed ask if that was why.
+void with_topic_metadata(
+  const call& c, const std::string& topic, bool fresh,
+  std::function<void(const topic_metadata*, const caf::error&)> k) {
   auto& topics = c.cache().topics;
   auto i = topics.find(topic);
   if (!fresh && i != topics.end()
       && c.now() - i->second.fetched_ms < bridge_state::metadata_max_age_ms)
-    return k(&i->second.metadata);
+    return k(&i->second.metadata, caf::error{});
   with_metadata(c, {topic}, c.svc().cluster.auto_create_topics,
                 [c, topic, k](caf::expected<metadata_response> md) {
-                  if (!md) {
-                    c.reply(ask_failed(md.error(), "metadata"));
-                    return;
-                  }
+                  if (!md)
+                    return k(nullptr, md.error());
                   if (md->topics.empty()
                       || md->topics[0].error != error_code::none
                       || md->topics[0].partition_states.empty())
-                    return k(nullptr);
+                    return k(nullptr, caf::error{});
                   auto& entry = c.cache().topics[topic];
                   entry.metadata = md->topics[0];
                   entry.fetched_ms = c.now();
-                  k(&entry.metadata);
+                  k(&entry.metadata, caf::error{});
                 });
 }
 
@@ -152,68 +159,115 @@ bool retriable(error_code e) {
          || e == error_code::fenced_leader_epoch;
 }
 
-/// Sends one batch per partition of the records still without an offset;
-/// retries the retriable failures after a metadata refresh.
-void send_batches(const call& c, job_ptr job, int attempt) {
+using batch_ptr = std::shared_ptr<std::vector<bridge_state::pending_records>>;
+
+void flush(const call& c, const topic_partition& tp);
+
+/// Sends one batch to the partition's leader; while leadership moves,
+/// refreshes the metadata and tries again, as a Kafka producer does.
+void send(const call& c, topic_partition tp, batch_ptr batch, int attempt) {
   with_topic_metadata(
-    c, job->topic, attempt > 0, [c, job, attempt](const topic_metadata* t) {
+    c, tp.topic, attempt > 0,
+    [c, tp, batch, attempt](const topic_metadata* t, const caf::error&) {
+      int32_t leader = -1;
+      if (t)
+        for (auto& p : t->partition_states)
+          if (p.partition == tp.partition)
+            leader = p.leader;
+      std::vector<record> recs;
+      for (auto& pending : *batch)
+        recs.insert(recs.end(), pending.records.begin(), pending.records.end());
+      produce_request pr;
+      pr.partition = tp;
+      pr.acks = -1;
+      pr.timeout_ms = 30000;
+      pr.batch = encode_batch(0, -1, recs);
+      c.ask<produce_response>(
+        c.cluster().broker(leader), std::move(pr),
+        [c, tp, batch, attempt](caf::expected<produce_response> r) {
+          auto e = r ? r->error
+                     : (r.error() == caf::sec::invalid_argument
+                          ? error_code::leader_not_available
+                          : error_code::request_timed_out);
+          if (e != error_code::none && retriable(e)
+              && attempt + 1 < max_attempts)
+            return c.after(retry_backoff, [c, tp, batch, attempt] {
+              send(c, tp, batch, attempt + 1);
+            });
+          auto base = e == error_code::none ? r->base_offset : int64_t{-1};
+          for (auto& pending : *batch) {
+            pending.done(e, base);
+            if (base >= 0)
+              base += static_cast<int64_t>(pending.records.size());
+          }
+          c.cache().queues[tp].in_flight = false;
+          flush(c, tp);
+        });
+    });
+}
+
+/// Sends what waits for `tp` as one batch, unless a batch is in flight.
+void flush(const call& c, const topic_partition& tp) {
+  auto& q = c.cache().queues[tp];
+  if (q.in_flight || q.waiting.empty())
+    return;
+  auto batch = std::make_shared<std::vector<bridge_state::pending_records>>();
+  size_t bytes = 0;
+  size_t taken = 0;
+  for (auto& pending : q.waiting) {
+    if (!batch->empty()
+        && bytes + pending.bytes > bridge_state::max_batch_bytes)
+      break;
+    bytes += pending.bytes;
+    batch->push_back(std::move(pending));
+    ++taken;
+  }
+  q.waiting.erase(q.waiting.begin(),
+                  q.waiting.begin() + static_cast<std::ptrdiff_t>(taken));
+  q.in_flight = true;
+  send(c, tp, std::move(batch), 0);
+}
+
+/// Places the job's records and queues them per partition; answers once
+/// every partition's batch is acknowledged.
+void start(const call& c, job_ptr job) {
+  with_topic_metadata(
+    c, job->topic, false,
+    [c, job](const topic_metadata* t, const caf::error& err) {
       if (!t)
-        return c.reply(v2::topic_not_found());
+        return c.reply(err ? ask_failed(err, "metadata")
+                           : v2::topic_not_found());
       if (!place(c, *job, *t))
         return;
-      std::map<int32_t, int32_t> leaders;
-      for (auto& p : t->partition_states)
-        leaders[p.partition] = p.leader;
-      // Records by partition, remembering each one's place in the request.
       std::map<int32_t, std::vector<size_t>> places;
-      for (size_t i = 0; i < job->records.size(); ++i) {
-        auto& r = job->records[i];
-        if (r.offset < 0 && (r.error == error_code::none || retriable(r.error)))
-          places[r.placed].push_back(i);
-      }
-      std::vector<std::pair<broker_actor, produce_request>> reqs;
-      std::vector<std::vector<size_t>> order;
+      for (size_t i = 0; i < job->records.size(); ++i)
+        places[job->records[i].placed].push_back(i);
+      auto outstanding = std::make_shared<size_t>(places.size());
       for (auto& [p, idx] : places) {
-        std::vector<record> recs;
-        for (auto i : idx)
-          recs.push_back(job->records[i].rec);
-        produce_request pr;
-        pr.partition = {job->topic, p};
-        pr.acks = -1;
-        pr.timeout_ms = 30000;
-        pr.batch = encode_batch(0, -1, recs);
-        reqs.emplace_back(c.cluster().broker(leaders[p]), std::move(pr));
-        order.push_back(idx);
-      }
-      c.ask_all<produce_response>(
-        std::move(reqs), [c, job, attempt, order](
-                           std::vector<caf::expected<produce_response>> rs) {
-          bool again = false;
-          for (size_t b = 0; b < rs.size(); ++b) {
-            auto& r = rs[b];
-            auto e = !r ? (r.error() == caf::sec::invalid_argument
-                             ? error_code::leader_not_available
-                             : error_code::request_timed_out)
-                        : r->error;
-            for (size_t j = 0; j < order[b].size(); ++j) {
-              auto& rec = job->records[order[b][j]];
-              if (e == error_code::none) {
-                rec.offset = r->base_offset + static_cast<int64_t>(j);
-                rec.error = e;
-              } else {
-                rec.error = e;
-                rec.message = std::string{error_message(e)};
-              }
-            }
-            if (e != error_code::none && retriable(e))
-              again = true;
+        bridge_state::pending_records pending;
+        for (auto i : idx) {
+          auto& rec = job->records[i].rec;
+          pending.bytes += (rec.key ? rec.key->size() : 0)
+                           + (rec.value ? rec.value->size() : 0) + 32;
+          pending.records.push_back(rec);
+        }
+        pending.done = [c, job, idx = idx, outstanding](error_code e,
+                                                        int64_t base) {
+          for (size_t j = 0; j < idx.size(); ++j) {
+            auto& r = job->records[idx[j]];
+            r.error = e;
+            if (e == error_code::none)
+              r.offset = base + static_cast<int64_t>(j);
+            else
+              r.message = std::string{error_message(e)};
           }
-          if (again && attempt + 1 < max_attempts)
-            return c.after(retry_backoff, [c, job, attempt] {
-              send_batches(c, job, attempt + 1);
-            });
-          c.reply(json_response(offsets_json(*job), job->type));
-        });
+          if (--*outstanding == 0)
+            c.reply(json_response(offsets_json(*job), job->type));
+        };
+        topic_partition tp{job->topic, p};
+        c.cache().queues[tp].waiting.push_back(std::move(pending));
+        flush(c, tp);
+      }
     });
 }
 
@@ -234,33 +288,60 @@ void produce(const call& c, std::optional<int32_t> forced) {
   auto type = answer_type(c);
   if (!type)
     return;
-  pb::ProduceRequest body;
-  std::string err;
   if (req.body.empty())
     return c.reply(v2::unprocessable("Request body is empty. Data is "
                                      "required."));
-  if (!from_json(req.body, body, err))
-    return c.reply(v2::bad_request(err));
+  json_value body;
+  std::string err;
+  if (!parse_json(req.body, body, err))
+    return c.reply(v2::bad_request("malformed JSON: " + err));
+  if (body.type != json_value::kind::object)
+    return c.reply(v2::bad_request("the body must be a JSON object"));
+  const json_value* records = nullptr;
+  for (auto& [name, v] : body.members) {
+    if (name == "records")
+      records = &v;
+    else if (name != "key_schema" && name != "key_schema_id"
+             && name != "value_schema" && name != "value_schema_id")
+      return c.reply(v2::bad_request("unknown field '" + name + "'"));
+  }
+  if (records && !records->is_null()
+      && records->type != json_value::kind::array)
+    return c.reply(v2::bad_request("field 'records' must be an array"));
   // REST Proxy's ProduceRequest: @NotEmpty records.
-  if (body.records_size() == 0)
+  if (!records || records->items.empty())
     return c.reply(v2::unprocessable("records must not be empty"));
   auto job = std::make_shared<produce_job>();
   job->topic = c.param(0);
   job->type = *type;
   auto ts = wall_clock_ms();
-  for (auto& r : body.records()) {
+  for (auto& r : records->items) {
+    if (r.type != json_value::kind::object)
+      return c.reply(v2::bad_request("every record must be an object"));
     pending_record pr;
     pr.rec.timestamp = ts;
-    if (!serialize(*format, r.key(), r.has_key(), pr.rec.key, err)
-        || !serialize(*format, r.value(), r.has_value(), pr.rec.value, err))
-      return c.reply(v2::bad_request(err));
-    if (r.has_partition())
-      pr.partition = r.partition();
-    else
-      pr.partition = forced;
+    pr.partition = forced;
+    for (auto& [name, v] : r.members) {
+      if (name == "key") {
+        if (!serialize(*format, &v, pr.rec.key, err))
+          return c.reply(v2::bad_request(err));
+      } else if (name == "value") {
+        if (!serialize(*format, &v, pr.rec.value, err))
+          return c.reply(v2::bad_request(err));
+      } else if (name == "partition") {
+        std::optional<int32_t> p;
+        if (!partition_of(v, p))
+          return c.reply(v2::bad_request("partition must be an integer"));
+        if (p)
+          pr.partition = p;
+      } else {
+        return c.reply(v2::bad_request("unknown field '" + name
+                                       + "' in a record"));
+      }
+    }
     job->records.push_back(std::move(pr));
   }
-  c.run([c, job](bridge_self) { send_batches(c, job, 0); });
+  c.run([c, job](bridge_self) { start(c, job); });
 }
 
 } // namespace

@@ -41,33 +41,30 @@ bool is_param(std::string_view seg) {
   return seg.size() >= 2 && seg.front() == '{' && seg.back() == '}';
 }
 
-std::vector<std::string_view> pattern_segments(std::string_view pattern) {
-  std::vector<std::string_view> out;
-  while (!pattern.empty()) {
-    auto slash = pattern.find('/');
-    auto seg = pattern.substr(0, slash);
-    if (!seg.empty())
-      out.push_back(seg);
-    if (slash == std::string_view::npos)
-      break;
-    pattern.remove_prefix(slash + 1);
-  }
-  return out;
-}
-
+/// Whether `path` has the pattern's shape; `params` (once it matched) gets
+/// the `{...}` segments. No allocation: it runs for every route of every
+/// request.
 bool matches(std::string_view pattern, const std::vector<std::string>& path,
              std::vector<std::string>* params) {
-  auto segs = pattern_segments(pattern);
-  if (segs.size() != path.size())
-    return false;
-  for (size_t i = 0; i < segs.size(); ++i)
-    if (!is_param(segs[i]) && segs[i] != path[i])
+  size_t i = 0;
+  while (true) {
+    while (!pattern.empty() && pattern.front() == '/')
+      pattern.remove_prefix(1);
+    if (pattern.empty())
+      break;
+    auto seg = pattern.substr(0, pattern.find('/'));
+    pattern.remove_prefix(seg.size());
+    if (i >= path.size())
       return false;
-  if (params)
-    for (size_t i = 0; i < segs.size(); ++i)
-      if (is_param(segs[i]))
+    if (is_param(seg)) {
+      if (params)
         params->push_back(path[i]);
-  return true;
+    } else if (seg != path[i]) {
+      return false;
+    }
+    ++i;
+  }
+  return i == path.size();
 }
 
 } // namespace

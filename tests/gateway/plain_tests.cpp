@@ -7,6 +7,7 @@
 
 #include "gateway/rest/auth.hpp"
 #include "gateway/rest/call.hpp"
+#include "gateway/rest/json_value.hpp"
 #include "gateway/rest/media.hpp"
 #include "gateway/rest/router.hpp"
 
@@ -107,4 +108,26 @@ TEST_CASE("a timed-out ask is a 504, one with no broker to ask a 503") {
   CHECK(ask_failed(caf::make_error(caf::sec::request_timeout), "x", false)
           .body.find("\"error_code\":7")
         != std::string::npos);
+}
+
+TEST_CASE("the produce route's JSON reader takes RFC 8259 JSON and writes "
+          "values compactly") {
+  json_value v;
+  std::string err;
+  REQUIRE(parse_json(R"( {"records": [ {"key": "k\u00e9\ud83d\ude00",
+                         "value": {"n": -1.5e3, "ok": true, "x": null,
+                         "list": [1, 2]}} ]} )",
+                     v, err));
+  auto& rec = v.find("records")->items.at(0);
+  CHECK(rec.find("key")->text == "k\xc3\xa9\xf0\x9f\x98\x80");
+  CHECK(rec.find("value")->compact()
+        == R"({"n":-1.5e3,"ok":true,"x":null,"list":[1,2]})");
+  CHECK(rec.find("partition") == nullptr);
+  for (auto bad : {"{", "[1,]", "{\"a\" 1}", "01", "1.", "\"a", "tru",
+                   "{} x", "\"\\ud800\"", "\"\\q\"", "[\"a\nb\"]"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_json(bad, v, err));
+  }
+  CHECK(parse_json("\"quote \\\" and \\\\\"", v, err));
+  CHECK(v.compact() == "\"quote \\\" and \\\\\"");
 }
