@@ -19,8 +19,8 @@
 
 #include "actors/ask.hpp"
 #include "actors/clock.hpp"
-#include "domain/log/record_batch.hpp"
 #include "domain/cluster_config.hpp"
+#include "domain/log/record_batch.hpp"
 #include "gateway/bridge.hpp"
 #include "gateway/http/handler.hpp"
 #include "gateway/rest/cluster_view.hpp"

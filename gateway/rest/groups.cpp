@@ -10,6 +10,8 @@
 #include "gateway.pb.h"
 #include "gateway/rest/errors.hpp"
 #include "gateway/rest/json.hpp"
+#include "gateway/rest/json_value.hpp"
+#include "gateway/rest/media.hpp"
 #include "gateway/rest/routes.hpp"
 
 namespace pb = troupe::gateway;
@@ -27,8 +29,7 @@ http_response ok(const google::protobuf::Message& msg) {
 /// `{error_code, error_name}`, written directly: a heartbeat's whole
 /// answer, on the hottest route.
 http_response kafka_code(error_code e) {
-  return json_response("{\"error_code\":"
-                         + std::to_string(static_cast<int>(e))
+  return json_response("{\"error_code\":" + std::to_string(static_cast<int>(e))
                          + ",\"error_name\":\"" + std::string{error_name(e)}
                          + "\"}",
                        json_type);
@@ -318,14 +319,43 @@ void group_sync(const call& c) {
 }
 
 void group_heartbeat(const call& c) {
-  pb::HeartbeatRequest body;
-  if (!read_body(c, body))
-    return;
-  if (!body.has_generation_id() || !body.has_member_id())
+  // The hottest /v1 route reads its small body with json_value rather than
+  // protobuf's JSON mapping (a third of its cost); same strictness.
+  auto& req = c.request();
+  if (!is_json_body(req.content_type))
+    return c.reply(v2::unsupported_media_type("expected a JSON body, got "
+                                              + req.content_type));
+  json_value body;
+  std::string err;
+  if (!parse_json(req.body.empty() ? std::string_view{"{}"} : req.body, body,
+                  err))
+    return c.reply(v2::bad_request("malformed JSON: " + err));
+  if (body.type != json_value::kind::object)
+    return c.reply(v2::bad_request("the body must be a JSON object"));
+  heartbeat_request hr;
+  hr.group_id = c.param(0);
+  bool has_generation = false;
+  bool has_member = false;
+  for (auto& [name, v] : body.members) {
+    int64_t n = 0;
+    if (name == "generation_id") {
+      if (v.type != json_value::kind::number || !parse_int(v.text, n)
+          || n < INT32_MIN || n > INT32_MAX)
+        return c.reply(v2::bad_request("generation_id must be an integer"));
+      hr.generation_id = static_cast<int32_t>(n);
+      has_generation = true;
+    } else if (name == "member_id" || name == "group_instance_id") {
+      if (v.type != json_value::kind::string)
+        return c.reply(v2::bad_request(name + " must be a string"));
+      (name == "member_id" ? hr.member_id : hr.group_instance_id) = v.text;
+      has_member = has_member || name == "member_id";
+    } else {
+      return c.reply(v2::bad_request("unknown field '" + name + "'"));
+    }
+  }
+  if (!has_generation || !has_member)
     return c.reply(v2::bad_request("fields 'generation_id' and 'member_id' "
                                    "are required"));
-  heartbeat_request hr{c.param(0), body.generation_id(), body.member_id(),
-                       body.group_instance_id()};
   with_coordinator(c, hr.group_id, [c, hr](broker_actor b, error_code e) {
     if (!b)
       return c.reply(kafka_code(e));

@@ -42,9 +42,9 @@ private:
   }
 
   void skip() {
-    while (!at_end()
-           && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n'
-               || s_[i_] == '\r'))
+    while (
+      !at_end()
+      && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
       ++i_;
   }
 

@@ -335,8 +335,8 @@ void produce(const call& c, std::optional<int32_t> forced) {
         if (p)
           pr.partition = p;
       } else {
-        return c.reply(v2::bad_request("unknown field '" + name
-                                       + "' in a record"));
+        return c.reply(
+          v2::bad_request("unknown field '" + name + "' in a record"));
       }
     }
     job->records.push_back(std::move(pr));

@@ -36,7 +36,7 @@ TEST_CASE_METHOD(gateway_fixture,
 }
 
 TEST_CASE_METHOD(gateway_fixture,
-                 "a partition is described with its replicas; an unknown one "
+                 "a partition is described with its replicas, an unknown one "
                  "is 40402 and an unknown topic 40401") {
   create_topic("orders", 2);
   auto res = http("GET", "/topics/orders/partitions/1");
