@@ -182,7 +182,13 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
       {{error_code::none, "t", 1, {{0, 1, 2, {1, 2}, {1}, 5}}, uuid{3, 4}}}},
     node_info_request{}, node_info{2, some_actor},
     cluster_tick{cluster_tick::kind::connect_peer, 5, 2},
-    cluster_parts{some_actor, some_actor});
+    cluster_parts{some_actor, some_actor},
+    consumer_assign{{{"t", 0}, {"t", 2}}},
+    consumer_seek{{{{"t", 0}, 42}, {{"t", 2}, position_earliest}}},
+    consumer_positions_request{},
+    consumer_positions{error_code::invalid_request,
+                       {{{"t", 0}, 42}, {{"t", 2}, position_unknown}},
+                       {{"u", 1}}});
 }
 
 } // namespace troupe::test
