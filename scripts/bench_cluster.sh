@@ -60,7 +60,10 @@ wait "$embedded_pid" 2>/dev/null || true
 embedded_pid=
 
 # -- 1b: three processes -----------------------------------------------------------------
-TROUPE_CLUSTER_DIR=$out/cluster scripts/cluster.sh up 3 >"$out/cluster-up.log"
+# The stress harness's embedded node joins groups without the initial
+# rebalance delay; so do the cluster's nodes here.
+TROUPE_CLUSTER_PROPERTIES="group.initial.rebalance.delay.ms=0" \
+  TROUPE_CLUSTER_DIR=$out/cluster scripts/cluster.sh up 3 >"$out/cluster-up.log"
 bootstrap=$(sed -n 's/^bootstrap.servers=//p' "$out/cluster-up.log")
 echo "cluster: $bootstrap" >&2
 timeout 120 build/kafka_bench --bootstrap "$bootstrap" "${bench_args[@]}" \
