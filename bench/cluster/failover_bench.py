@@ -32,9 +32,11 @@ def trial(c, topic, p, prod):
     wait_for("a new leader", lambda: c.partition_state(topic, p)["leader"] not in (-1, victim.id), c.session_timeout_ms / 1000 + 30, interval=0.02)
     t_leader = time.monotonic()
 
+    # An answer the old leader sent just before the kill can arrive after
+    # it: count acknowledgements from when ZooKeeper names the new leader.
     def first_new_ack():
         with prod.lock:
-            news = [a.t for a in prod.acked if a.partition == p and a.offset > last_old and a.t > t_kill]
+            news = [a.t for a in prod.acked if a.partition == p and a.offset > last_old and a.t > t_leader]
         return min(news) if news else None
 
     t_ack = wait_for("an acknowledgement from the new leader", first_new_ack, 60, interval=0.02)

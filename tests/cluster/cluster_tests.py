@@ -499,6 +499,40 @@ def network_partition(troupe):
         assert not left, f"namespaces left: {left}"
 
 
+# -- one CreateTopics larger than ZooKeeper's request limit ---------------------------------------
+
+
+def large_create_topics(troupe):
+    """ZooKeeper drops a request beyond jute.maxbuffer (1 MiB); the
+    controller's write of 8,000 new partitions must go out in fenced pieces
+    and leave every topic whole, with the same controller."""
+    from confluent_kafka.admin import NewTopic
+    with Cluster(troupe) as c:
+        c.start(3)
+        controller, epoch = c.controller(), c.controller_epoch()
+        names = [f"wide-{i:02d}" for i in range(80)]
+        admin = AdminClient({"bootstrap.servers": c.bootstrap()})
+        t0 = time.monotonic()
+        futures = admin.create_topics([NewTopic(n, 100, 1) for n in names], request_timeout=60, operation_timeout=60)
+        for name, f in futures.items():
+            f.result(timeout=90)
+        log(f"80 topics of 100 partitions created in one CreateTopics in {time.monotonic() - t0:.1f} s")
+        assert c.controller() == controller and c.controller_epoch() == epoch, "the controller changed while creating topics"
+        for name in names:
+            assert c.topic_partitions(name) == list(range(100)), name
+        missing = [(n, p) for n in names for p in range(100) if not c.partition_state(n, p)]
+        assert not missing, f"{len(missing)} partition states missing, e.g. {missing[:3]}"
+
+        def every_node_knows():
+            for n in c.live_nodes():
+                md = n.metadata(timeout_s=10) or {}
+                led = {t["topic"] for t in md.get("topics", []) if len(t["partitions"]) == 100 and all(p["leader"] >= 0 for p in t["partitions"])}
+                if not set(names) <= led:
+                    return False
+            return True
+        wait_for("every node's metadata with all 8,000 partitions led", every_node_knows, 60, interval=1)
+
+
 CASES = {
     "leader-kill9": (leader_kill9, 150),
     "paused-node": (paused_node, 180),
@@ -509,6 +543,7 @@ CASES = {
     "duplicate-broker-id": (duplicate_broker_id, 90),
     "unusable-log-dir": (unusable_log_dir, 60),
     "network-partition": (network_partition, 180),
+    "large-create-topics": (large_create_topics, 150),
 }
 
 if __name__ == "__main__":
