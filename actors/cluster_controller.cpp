@@ -486,6 +486,12 @@ caf::result<Response> forward(cluster_controller_ptr self, Request req,
 
 namespace cluster_impl {
 
+void resign_and_retry(cluster_controller_ptr self, const std::string& why) {
+  resign(self, why);
+  later(self, tick::elect, self->state.session_epoch);
+}
+
+
 void zk_ask(cluster_controller_ptr self, zk_operation o,
             std::function<void(zk_result&)> then) {
   auto epoch = self->state.session_epoch;

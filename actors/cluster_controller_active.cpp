@@ -210,7 +210,7 @@ void commit(cluster_controller_ptr self, cluster_metadata working,
       spdlog::error("controller: ZooKeeper refused a metadata "
                     "write: {}",
                     cluster::to_string(static_cast<zk_error>(r.error)));
-      resign(self, "a metadata write failed");
+      resign_and_retry(self, "a metadata write failed");
       done(error_code::not_controller);
       return;
     }
@@ -336,7 +336,7 @@ void finish_loading(cluster_controller_ptr self, std::shared_ptr<loading> l) {
   if (!st.active)
     return;
   if (l->failed) {
-    resign(self, "the metadata in ZooKeeper could not be read");
+    resign_and_retry(self, "the metadata in ZooKeeper could not be read");
     return;
   }
   std::map<int32_t, bool> brokers;
@@ -361,6 +361,7 @@ void finish_loading(cluster_controller_ptr self, std::shared_ptr<loading> l) {
     broadcast(self); // even when nothing changed: a new controller epoch
     finish_op(self);
   });
+  finish_op(self); // the loading (become_active)
 }
 
 void load_metadata(cluster_controller_ptr self) {
@@ -368,7 +369,7 @@ void load_metadata(cluster_controller_ptr self) {
   zk_ask(self, zop(kind::children, std::string{zk::topics_path}),
          [self, l](zk_result& r) {
            if (!is(r, zk_error::ok)) {
-             resign(self, "cannot list /brokers/topics");
+             resign_and_retry(self, "cannot list /brokers/topics");
              return;
            }
            for (auto& topic : r.children)
@@ -418,6 +419,10 @@ void become_active(cluster_controller_ptr self) {
                     st.active = true;
                     st.controller_epoch = next;
                     st.epoch_zk_version = w.version;
+                    // Loading is the first operation: what arrives
+                    // meanwhile (CreateTopics, AlterIsr, broker changes)
+                    // waits for the metadata it must build on.
+                    st.op_running = true;
                     load_metadata(self);
                   });
          });

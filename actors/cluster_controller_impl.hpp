@@ -46,6 +46,16 @@ void become_active(cluster_controller_ptr self);
 /// what waits with NOT_CONTROLLER.
 void resign(cluster_controller_ptr self, const std::string& why);
 
+/// A metadata write or read failed with an unknown outcome (ZooKeeper slow
+/// or briefly gone, the session still alive): resign, and run the election
+/// again a little later. While this node's session still holds
+/// /controller it becomes active again and reads ZooKeeper afresh (Kafka's
+/// controller retries its ZooKeeper requests until the session expires);
+/// if a newer controller won meanwhile, it follows that one. Without this a
+/// resigned controller would keep /controller and leave the cluster with
+/// no active controller until its session expired.
+void resign_and_retry(cluster_controller_ptr self, const std::string& why);
+
 /// /brokers/ids changed: brokers that left fail over, brokers that came
 /// back get their partitions.
 void on_brokers_changed(cluster_controller_ptr self,

@@ -533,6 +533,45 @@ def large_create_topics(troupe):
         wait_for("every node's metadata with all 8,000 partitions led", every_node_knows, 60, interval=1)
 
 
+# -- ZooKeeper stalls for less than the session timeout --------------------------------------------
+
+
+def zookeeper_stall(troupe):
+    """A metadata write in flight when ZooKeeper stalls fails with an
+    unknown outcome; the controller resigns and, since its session (and
+    /controller) survive, takes over again with a fresh read. The cluster
+    must not be left without an active controller."""
+    import signal
+    import threading
+    with Cluster(troupe, session_timeout_ms=6000) as c:
+        c.start(3)
+        c.create_topic("before-stall", 3, 3)
+        with open(os.path.join(c.zk_dir, "zookeeper.pid")) as f:
+            zk_pid = int(f.read())
+        controller = c.node(c.controller())
+        answers = []
+        os.kill(zk_pid, signal.SIGSTOP)
+        try:
+            # This write waits in ZooKeeper's socket while it is stopped.
+            t = threading.Thread(target=lambda: answers.append(controller.http("POST", "/v1/topics", {"name": "during-stall", "partitions": 3, "replication_factor": 3}, timeout=40)))
+            t.start()
+            # Beyond the client's receive timeout (2/3 of the session),
+            # short of the session timeout.
+            time.sleep(4.6)
+        finally:
+            os.kill(zk_pid, signal.SIGCONT)
+        t.join(45)
+        log(f"CreateTopics during the stall answered {answers}")
+        wait_for("every node registered again", lambda: c.registered() == [1, 2, 3], 30)
+        # An active controller: a new topic is created and led, and a
+        # broker's death is handled.
+        c.create_topic("after-stall", 3, 3, timeout=30)
+        log(f"controller after the stall: broker {c.controller()} (epoch {c.controller_epoch()})")
+        victim = c.leader("after-stall", 0)
+        victim.kill9()
+        wait_for("a new leader of after-stall-0", lambda: c.partition_state("after-stall", 0)["leader"] not in (-1, victim.id), c.session_timeout_ms / 1000 + 20)
+
+
 CASES = {
     "leader-kill9": (leader_kill9, 150),
     "paused-node": (paused_node, 180),
@@ -544,6 +583,7 @@ CASES = {
     "unusable-log-dir": (unusable_log_dir, 60),
     "network-partition": (network_partition, 180),
     "large-create-topics": (large_create_topics, 150),
+    "zookeeper-stall": (zookeeper_stall, 150),
 }
 
 if __name__ == "__main__":
