@@ -75,6 +75,12 @@ struct topic_metadata {
 struct metadata_response {
   std::vector<broker_info> brokers;
   std::vector<topic_metadata> topics;
+  /// Kafka's cluster id (a Uuid's string); empty when the controller has
+  /// none.
+  std::string cluster_id{};
+  /// The broker Kafka clients send controller requests to; -1: the first
+  /// live broker (the embedded controller is no broker, as in KRaft).
+  int32_t controller_id = -1;
 };
 
 struct new_topic {
@@ -378,7 +384,7 @@ typename Inspector::result_type inspect(Inspector& f, topic_metadata& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, metadata_response& x) {
-  return f(x.brokers, x.topics);
+  return f(x.brokers, x.topics, x.cluster_id, x.controller_id);
 }
 
 template <class Inspector>

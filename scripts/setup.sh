@@ -22,6 +22,8 @@ packages=(
   zookeeper             # cluster metadata server (3.8), started by the tests
   libzookeeper-mt-dev   # ZooKeeper's C client (cluster/zookeeper_client)
   nlohmann-json3-dev    # Kafka's znode JSON (domain/zookeeper)
+  python3-kafka         # kafka-python client test (tests/kafka)
+  python3-confluent-kafka # confluent-kafka-python client test (tests/kafka)
 )
 
 missing=()
