@@ -18,6 +18,7 @@ stops it by pid, also on failure; every wait is bounded.
 
 import collections
 import os
+import queue
 import random
 import shutil
 import signal
@@ -25,6 +26,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 PARTITIONS = 6
@@ -104,15 +106,12 @@ def check(cond, what):
     print("ok:", what)
 
 
-def wait_for(what, cond, timeout=60, step=None):
+def wait_for(what, cond, timeout=60):
     deadline = time.time() + timeout
     while time.time() < deadline:
-        if step:
-            step()
         if cond():
             return
-        if not step:
-            time.sleep(0.1)
+        time.sleep(0.1)
     raise AssertionError("timed out waiting for " + what)
 
 
@@ -184,6 +183,8 @@ class KafkaPython:
 
 class KafkaPythonConsumer:
     def __init__(self, c):
+        import kafka
+        self.kafka = kafka
         self.c = c
 
     def poll(self):
@@ -196,7 +197,14 @@ class KafkaPythonConsumer:
         return {tp.partition for tp in self.c.assignment()}
 
     def commit(self):
-        self.c.commit()
+        """Commits the positions of every assigned partition; False when
+        the group fenced the commit (a rebalance took the partitions)."""
+        try:
+            self.c.commit()
+            return True
+        except self.kafka.errors.KafkaError as e:
+            print("commit refused:", e)
+            return False
 
     def close(self):
         self.c.close(autocommit=False)
@@ -278,10 +286,18 @@ class ConfluentConsumer:
         return {tp.partition for tp in self.c.assignment()}
 
     def commit(self):
+        """Commits the offsets of the records consume() returned; False
+        when the group fenced the commit."""
         try:
-            self.c.commit(asynchronous=False)
+            parts = self.c.commit(asynchronous=False)
         except self.error as e:
-            print("commit:", e)  # _NO_OFFSET: nothing read since the last
+            print("commit refused:", e)
+            return False
+        failed = [(p.partition, str(p.error)) for p in parts
+                  if p.error is not None]
+        if failed:
+            print("commit refused:", failed)
+        return not failed
 
     def close(self):
         self.c.close()
@@ -304,8 +320,97 @@ def case_produce(client):
           % (acked, RECORDS))
 
 
-def split_evenly(consumers):
-    owned = [c.assignment() for c in consumers]
+class Member:
+    """One consumer driven by its own thread, as an application would run
+    it: kafka-python's poll() blocks in JoinGroup until the rebalance
+    completes, so one thread cannot drive several members of a group.
+    Every client call happens on the member's thread (neither client is
+    thread-safe); the test asks for the close through `requests`."""
+
+    def __init__(self, client, group, topic, seen):
+        self.seen = seen
+        self.lock = threading.Lock()
+        self.owned = set()
+        self.requests = queue.Queue()
+        self.error = None
+        self.thread = threading.Thread(target=self.run,
+                                       args=(client, group, topic),
+                                       daemon=True)
+        self.thread.start()
+
+    def run(self, client, group, topic):
+        c = None
+        try:
+            c = client.consumer(group, topic)
+            while True:
+                # At least once: a batch counts as read once its offsets
+                # are committed; a fenced commit leaves it to the
+                # partition's next owner.
+                values = c.poll()
+                if values and c.commit():
+                    self.seen.update(values)
+                with self.lock:
+                    self.owned = c.assignment()
+                try:
+                    what, done = self.requests.get_nowait()
+                except queue.Empty:
+                    continue
+                if what == "close":
+                    c.close()
+                    c = None
+                    with self.lock:
+                        self.owned = set()
+                    done.set()
+                    return
+        except Exception as e:  # reported by the test's thread
+            self.error = e
+            if c is not None:
+                c.close()
+
+    def check_alive(self):
+        if self.error is not None:
+            raise self.error
+        return True
+
+    def assignment(self):
+        self.check_alive()
+        with self.lock:
+            return set(self.owned)
+
+    def ask(self, what):
+        done = threading.Event()
+        self.requests.put((what, done))
+        deadline = time.time() + 60
+        while not done.wait(0.1):
+            if self.error is not None:
+                raise self.error
+            if time.time() > deadline:
+                raise AssertionError("member did not %s in time" % what)
+
+    def close(self):
+        if self.thread.is_alive():
+            self.ask("close")
+        self.thread.join(30)
+
+
+class Seen:
+    """Values the members read, counted across their threads."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.counts = collections.Counter()
+
+    def update(self, values):
+        with self.lock:
+            self.counts.update(values)
+
+    def __getitem__(self, value):
+        with self.lock:
+            return self.counts[value]
+
+
+def split_evenly(members):
+    owned = [m.assignment() for m in members]
     union = set().union(*owned)
     disjoint = sum(len(o) for o in owned) == len(union)
     return disjoint and union == set(range(PARTITIONS)) and all(owned)
@@ -318,49 +423,40 @@ def case_group(client):
     first = ["a%d" % i for i in range(RECORDS)]
     check(client.produce(topic, first) == RECORDS, "first records written")
 
-    consumers = [client.consumer(group, topic) for _ in range(3)]
-    seen = collections.Counter()
-
-    def poll_all():
-        for c in consumers:
-            seen.update(c.poll())
-
+    seen = Seen()
+    members = [Member(client, group, topic, seen) for _ in range(3)]
     try:
         wait_for("three consumers to split %d partitions" % PARTITIONS,
-                 lambda: split_evenly(consumers), timeout=90, step=poll_all)
-        owned = [sorted(c.assignment()) for c in consumers]
+                 lambda: split_evenly(members), timeout=90)
+        owned = [sorted(m.assignment()) for m in members]
         check(all(len(o) == 2 for o in owned),
               "each of three consumers owns two partitions: %s" % owned)
 
-        # One consumer commits what it read and closes (LeaveGroup).
-        leaving = consumers.pop()
-        leaving.commit()
-        leaving.close()
+        # One consumer closes (LeaveGroup).
+        members.pop().close()
         wait_for("the two survivors to take over every partition",
-                 lambda: split_evenly(consumers), timeout=90, step=poll_all)
+                 lambda: split_evenly(members), timeout=90)
         check(True, "survivors own %s"
-              % [sorted(c.assignment()) for c in consumers])
-        wait_for("every first record to be consumed",
-                 lambda: all(seen[v] for v in first), timeout=90,
-                 step=poll_all)
-        for c in consumers:
-            c.commit()
+              % [sorted(m.assignment()) for m in members])
+        wait_for("every first record to be consumed and committed",
+                 lambda: all(m.check_alive() for m in members)
+                 and all(seen[v] for v in first), timeout=90)
     finally:
-        for c in consumers:
-            c.close()
+        for m in members:
+            m.close()
 
     # A new member resumes from the committed offsets: it reads the new
     # records only.
     second = ["b%d" % i for i in range(60)]
     check(client.produce(topic, second) == len(second), "new records written")
-    late = client.consumer(group, topic)
-    got = collections.Counter()
+    got = Seen()
+    late = Member(client, group, topic, got)
     try:
         wait_for("the new consumer to read the new records",
-                 lambda: all(got[v] for v in second), timeout=90,
-                 step=lambda: got.update(late.poll()))
-        for _ in range(10):
-            got.update(late.poll())
+                 lambda: late.check_alive() and all(got[v] for v in second),
+                 timeout=90)
+        # Each partition is read in offset order, so a first record read
+        # again would have arrived before the new records of its partition.
     finally:
         late.close()
     again = [v for v in first if got[v]]
