@@ -211,8 +211,13 @@ void request_all_metadata(broker_ptr self) {
             apply_partitions(self, t.name, t.partition_states, t.partitions);
       },
       [self](caf::error& err) {
-        spdlog::error("broker {}: no metadata from the controller: {}",
-                      self->state.node_id, caf::to_string(err));
+        // A cluster node has none before the active controller's first
+        // snapshot, which brings every partition anyway.
+        if (err == caf::sec::request_receiver_down)
+          spdlog::debug("broker {}: no metadata yet", self->state.node_id);
+        else
+          spdlog::error("broker {}: no metadata from the controller: {}",
+                        self->state.node_id, caf::to_string(err));
       });
 }
 

@@ -435,6 +435,8 @@ metadata_response answer_metadata(const cluster_controller_state& st,
                                   const metadata_request& req) {
   metadata_response res;
   res.brokers = live_broker_infos(st);
+  if (st.peers.count(st.controller_id))
+    res.controller_id = st.controller_id;
   if (req.topics.empty()) {
     res.topics = st.view.topics;
     return res;

@@ -75,12 +75,11 @@ struct topic_metadata {
 struct metadata_response {
   std::vector<broker_info> brokers;
   std::vector<topic_metadata> topics;
+  /// The broker Kafka clients are told is the controller (-1: none).
+  int32_t controller_id = -1;
   /// Kafka's cluster id (a Uuid's string); empty when the controller has
   /// none.
   std::string cluster_id{};
-  /// The broker Kafka clients send controller requests to; -1: the first
-  /// live broker (the embedded controller is no broker, as in KRaft).
-  int32_t controller_id = -1;
 };
 
 struct new_topic {
@@ -384,7 +383,7 @@ typename Inspector::result_type inspect(Inspector& f, topic_metadata& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, metadata_response& x) {
-  return f(x.brokers, x.topics, x.cluster_id, x.controller_id);
+  return f(x.brokers, x.topics, x.controller_id, x.cluster_id);
 }
 
 template <class Inspector>
