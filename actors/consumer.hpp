@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,10 @@ struct consumer_config {
   /// bootstrap.servers beyond the one the consumer starts with: brokers to
   /// ask for the coordinator when that one is down.
   std::vector<broker_actor> bootstrap_servers;
+  /// Kafka's assign() instead of subscribe(): own `assignment` without
+  /// joining the group (no JoinGroup, no heartbeats).
+  bool manual_assignment = false;
+  std::vector<topic_partition> assignment;
 };
 
 /// Kafka's ConsumerCoordinator as an actor: finds the coordinator, joins,
@@ -91,6 +96,12 @@ struct consumer_state {
   uint64_t join_epoch = 0;
   uint64_t heartbeat_epoch = 0;
   uint64_t rejoin_epoch = 0;
+
+  /// Spawned with a manual assignment (Kafka's assign()).
+  bool manual = false;
+  /// Where the consumer reads next, per owned partition (Kafka's
+  /// SubscriptionState positions); revoked and lost partitions lose theirs.
+  std::map<topic_partition, int64_t> positions;
 
   static inline const char* name = "consumer";
 };

@@ -2,6 +2,7 @@
 // when zookeeper.connect is set (docs/ARCHITECTURE.md §7), with its Kafka
 // listener(s) and the HTTP/WebSocket gateway, until SIGINT/SIGTERM.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -19,9 +20,9 @@
 
 #include "actors/node.hpp"
 #include "app/demo.hpp"
-#include "gateway/http_api.hpp"
-#include "gateway/http_server.hpp"
+#include "gateway/http/server.hpp"
 #include "gateway/kafka_listener.hpp"
+#include "gateway/rest/api.hpp"
 
 namespace troupe {
 
@@ -129,12 +130,15 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
     if (!ep.bind.host.empty())
       kc.bind_host = ep.bind.host;
   }
-  std::shared_ptr<http_api> api;
+  std::shared_ptr<rest::api> api;
   if (options.http_port > 0) {
-    http_api_config ac;
+    rest::api_config ac;
     ac.base_uri = "http://" + config.advertised_host + ":"
                   + std::to_string(options.http_port);
-    api = std::make_shared<http_api>(sys, config, ac);
+    ac.admin_token = options.http_admin_token;
+    ac.admin_enable = options.http_admin_enable;
+    ac.threads = static_cast<size_t>(std::max(1, options.http_threads));
+    api = std::make_shared<rest::api>(sys, config, ac);
   }
   auto events = api ? api->listener() : event_listener_actor{};
   embedded_node node;
@@ -177,7 +181,7 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
   try {
     listener.start(node, config);
     if (api) {
-      api->attach(node);
+      api->attach(node, clustered ? config.zookeeper.broker_id : -1);
       http_server_config hc;
       hc.bind_host = options.http_bind;
       hc.port = static_cast<uint16_t>(options.http_port);

@@ -187,6 +187,12 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     node_info_request{}, node_info{2, some_actor},
     cluster_tick{cluster_tick::kind::connect_peer, 5, 2},
     cluster_parts{some_actor, some_actor},
+    consumer_assign{{{"t", 0}, {"t", 2}}},
+    consumer_seek{{{{"t", 0}, 42}, {{"t", 2}, position_earliest}}},
+    consumer_positions_request{},
+    consumer_positions{error_code::invalid_request,
+                       {{{"t", 0}, 42}, {{"t", 2}, position_unknown}},
+                       {{"u", 1}}},
     delete_topics_request{{{"t", {}}, {"", uuid{1, 2}}}},
     delete_topics_response{
       {{"t", uuid{1, 2}, error_code::none, ""},

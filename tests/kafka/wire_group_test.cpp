@@ -860,6 +860,27 @@ int leader_port(const k::metadata_topic& t) {
   return -1;
 }
 
+/// Waits until the leader of partition 0 of `t` serves it: the metadata
+/// names a leader as soon as the controller elects it, before that
+/// broker's replica has taken the role (a client retries
+/// NOT_LEADER_OR_FOLLOWER meanwhile).
+void await_leader_serving(const k::metadata_topic& t) {
+  connection c{leader_port(t)};
+  REQUIRE(c.ok());
+  k::list_offsets_request req;
+  req.topics = {{*t.name, {{0, k::latest_timestamp, -1}}}};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto res = c.call<k::list_offsets_response>(
+      k::api_key::list_offsets, 7, req, k::encode_list_offsets_request,
+      k::decode_list_offsets_response);
+    REQUIRE(res.topics.size() == 1);
+    if (res.topics[0].partitions.at(0).error == error_code::none)
+      return;
+    std::this_thread::sleep_for(100ms);
+  }
+  FAIL("the leader of " << *t.name << "-0 never served it");
+}
+
 } // namespace
 
 TEST_CASE("ApiVersions v3 lists every version from Kafka 4.0's baseline to "
@@ -867,9 +888,9 @@ TEST_CASE("ApiVersions v3 lists every version from Kafka 4.0's baseline to "
   connection c{the_server().port()};
   REQUIRE(c.ok());
   k::api_versions_request req{"troupe-wire-test", "1.0"};
-  auto res = c.call<k::api_versions_response>(
-    k::api_key::api_versions, 3, req, k::encode_api_versions_request,
-    k::decode_api_versions_response);
+  auto res = c.call<k::api_versions_response>(k::api_key::api_versions, 3, req,
+                                              k::encode_api_versions_request,
+                                              k::decode_api_versions_response);
   REQUIRE(res.error == error_code::none);
   auto max_of = [&](k::api_key key) {
     for (auto& a : res.api_keys)
@@ -907,7 +928,8 @@ TEST_CASE("DeleteTopics removes a topic by id and by name; unknown ones get "
   CHECK(md.topics[0].name == "wire-delete-by-id");
   CHECK(md.cluster_id);
   k::delete_topics_request del;
-  del.topics = {{std::nullopt, id}, {std::string{"wire-delete-by-name"}, {}},
+  del.topics = {{std::nullopt, id},
+                {std::string{"wire-delete-by-name"}, {}},
                 {std::nullopt, k::uuid{7, 7}}};
   del.timeout_ms = 30000;
   auto res = c.call<k::delete_topics_response>(
@@ -942,13 +964,13 @@ TEST_CASE("DescribeConfigs answers a topic's and a broker's settings by "
   REQUIRE(c.ok());
   create_topic(c, "wire-configs");
   k::describe_configs_request req;
-  req.resources = {{k::config_resource_topic, "wire-configs", std::nullopt},
-                   {k::config_resource_broker, "0",
-                    std::vector<std::string>{"broker.id", "num.partitions"}},
-                   {k::config_resource_broker, "7", std::nullopt},
-                   {k::config_resource_topic, "wire-no-such-topic",
-                    std::nullopt},
-                   {99, "x", std::nullopt}};
+  req.resources = {
+    {k::config_resource_topic, "wire-configs", std::nullopt},
+    {k::config_resource_broker, "0",
+     std::vector<std::string>{"broker.id", "num.partitions"}},
+    {k::config_resource_broker, "7", std::nullopt},
+    {k::config_resource_topic, "wire-no-such-topic", std::nullopt},
+    {99, "x", std::nullopt}};
   req.include_synonyms = true;
   auto res = c.call<k::describe_configs_response>(
     k::api_key::describe_configs, 4, req, k::encode_describe_configs_request,
@@ -1004,6 +1026,7 @@ TEST_CASE("InitProducerId hands out producer ids; a retried idempotent "
   REQUIRE(c.ok());
   auto id = create_topic(c, "wire-idempotent", 1);
   auto leader = await_leaders(c, "wire-idempotent");
+  await_leader_serving(leader);
   k::init_producer_id_request init;
   auto pid = c.call<k::init_producer_id_response>(
     k::api_key::init_producer_id, 4, init, k::encode_init_producer_id_request,
@@ -1095,8 +1118,8 @@ TEST_CASE("a flexible JoinGroup v9 needs a member id first (KIP-394), then "
   CHECK(joined.protocol_name == "range");
   CHECK(joined.protocol_type == "consumer");
   REQUIRE(joined.members.size() == 1);
-  k::sync_group_request sync{group, a.generation, a.id,
-                             {{a.id, k::bytes{4, 2}}}};
+  k::sync_group_request sync{
+    group, a.generation, a.id, {{a.id, k::bytes{4, 2}}}};
   sync.protocol_type = "consumer";
   sync.protocol_name = "range";
   auto synced = a.conn.call<k::sync_group_response>(
@@ -1151,9 +1174,9 @@ TEST_CASE("OffsetFetch v8 answers several groups at once (KIP-709)") {
     group.topics = std::vector<k::offset_fetch_topic>{{"wire-topic", {0}}};
     req.groups.push_back(group);
   }
-  auto res = c.call<k::offset_fetch_response>(
-    k::api_key::offset_fetch, 8, req, k::encode_offset_fetch_request,
-    k::decode_offset_fetch_response);
+  auto res = c.call<k::offset_fetch_response>(k::api_key::offset_fetch, 8, req,
+                                              k::encode_offset_fetch_request,
+                                              k::decode_offset_fetch_response);
   REQUIRE(res.groups.size() == 2);
   CHECK(res.groups[0].group_id == g1);
   CHECK(res.groups[0].error == error_code::none);
