@@ -7,6 +7,9 @@
 #      librdkafka producer) against three troupe processes and ZooKeeper
 #      (scripts/cluster.sh) and against the embedded three-broker node, in
 #      the same run with the same client settings;
+#   1c. cold start of 10,000 consumer actors (stress_harness) in one
+#      process against the embedded node in it, and against the cluster's
+#      processes over CAF (--connect);
 #   2. failover: kill -9 of a partition leader's node until the first
 #      record acknowledged by the new leader, for several
 #      zookeeper.session.timeout.ms (bench/cluster/failover_bench.py).
@@ -57,12 +60,38 @@ wait "$embedded_pid" 2>/dev/null || true
 embedded_pid=
 
 # -- 1b: three processes -----------------------------------------------------------------
-TROUPE_CLUSTER_DIR=$out/cluster scripts/cluster.sh up 3 >"$out/cluster-up.log"
+# The stress harness's embedded node joins groups without the initial
+# rebalance delay; so do the cluster's nodes here.
+TROUPE_CLUSTER_PROPERTIES="group.initial.rebalance.delay.ms=0" \
+  TROUPE_CLUSTER_DIR=$out/cluster scripts/cluster.sh up 3 >"$out/cluster-up.log"
 bootstrap=$(sed -n 's/^bootstrap.servers=//p' "$out/cluster-up.log")
 echo "cluster: $bootstrap" >&2
 timeout 120 build/kafka_bench --bootstrap "$bootstrap" "${bench_args[@]}" \
   >"$out/cluster.out" 2>"$out/cluster.err" || echo "kafka_bench (cluster) exited with $?" >&2
+
+# -- 1c: 10,000 consumer actors in this process against the cluster -------------
+# The stress harness's cold start (the same consumer actors and typed
+# messages) once against the embedded node in its own process and once with
+# --connect against node 1 of the cluster over CAF's middleman.
+members=${BENCH_MEMBERS:-10000}
+groups=${BENCH_GROUPS:-100}
+cport=$(sed -n 's/^node 1 .*cluster port \([0-9]*\).*/\1/p' "$out/cluster-up.log")
+stress_args=(--members "$members" --groups "$groups" --scenario cold-start --timeout-seconds 120)
+timeout 300 build/stress_harness "${stress_args[@]}" >"$out/stress-local.out" 2>&1 \
+  || echo "stress_harness (one process) exited with $?" >&2
+timeout 300 build/stress_harness "${stress_args[@]}" --connect "127.0.0.1:$cport" \
+  >"$out/stress-remote.out" 2>&1 || echo "stress_harness (--connect) exited with $?" >&2
 TROUPE_CLUSTER_DIR=$out/cluster scripts/cluster.sh down >/dev/null
+echo
+echo "cold start, $members consumer actors in $groups groups (stress_harness -s cold-start)"
+echo
+echo "| where the brokers are | stable p50 / p99 / max (ms) | after last join (ms) | ok |"
+echo "|---|---|---|---|"
+for run in local remote; do
+  label="same process (embedded node)"
+  [[ $run == remote ]] && label="3 other processes (cluster, over CAF)"
+  awk -F'|' -v l="$label" '$2 ~ /cold-start/ {gsub(/^ +| +$/, "", $6); gsub(/^ +| +$/, "", $7); gsub(/^ +| +$/, "", $16); printf "| %s | %s | %s | %s |\n", l, $6, $7, $16; found=1} END {if (!found) printf "| %s | n/a | n/a | n/a |\n", l}' "$out/stress-$run.out"
+done
 
 "$py" - "$out/embedded.out" "$out/cluster.out" "$seconds" <<'EOF'
 import sys

@@ -15,7 +15,9 @@
 # Environment: TROUPE_CLUSTER_DIR (/tmp/troupe-cluster: pids, ports, logs,
 # properties and data of every process), TROUPE_BIN (build/troupe, built
 # with scripts/build.sh when missing), TROUPE_SESSION_TIMEOUT_MS (6000),
-# TROUPE_CLUSTER_WAIT_S (60, the bound of every wait).
+# TROUPE_CLUSTER_WAIT_S (60, the bound of every wait),
+# TROUPE_CLUSTER_PROPERTIES (more key=value lines for every node's file,
+# e.g. "group.initial.rebalance.delay.ms=0").
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -129,6 +131,9 @@ num.partitions=3
 default.replication.factor=$rf
 min.insync.replicas=$isr
 EOF
+  if [[ -n ${TROUPE_CLUSTER_PROPERTIES:-} ]]; then
+    printf '%s\n' "# TROUPE_CLUSTER_PROPERTIES" $TROUPE_CLUSTER_PROPERTIES >>"$file"
+  fi
   if "$bin" --help 2>/dev/null | grep -q 'troupe.http.admin.enable'; then
     printf '%s\n' "# POST /v1/brokers/{id}/stop|start on this node's HTTP port." \
       "troupe.http.admin.enable=true" >>"$file"

@@ -516,8 +516,11 @@ private:
 
   double since_last_join() {
     std::lock_guard<std::mutex> guard{state_->mtx};
-    auto last =
-      steady::time_point{steady::duration{metrics().last_join_ns.load()}};
+    // Written by the coordinators: none in this process with --connect.
+    auto ns = metrics().last_join_ns.load();
+    if (ns == 0)
+      return -1;
+    auto last = steady::time_point{steady::duration{ns}};
     double worst = 0;
     for (auto& g : state_->groups)
       worst = std::max(worst, ms_between(last, g.stable_since));

@@ -19,8 +19,16 @@ namespace {
 
 /// Every broker's replica statuses (a stopped broker still answers, with
 /// alive = false); a broker that does not answer is left out.
+void statuses_of_brokers(const call& c,
+                         std::function<void(std::vector<replica_statuses>)> k);
+
 void with_statuses(const call& c,
                    std::function<void(std::vector<replica_statuses>)> k) {
+  with_brokers(c, [c, k = std::move(k)] { statuses_of_brokers(c, k); });
+}
+
+void statuses_of_brokers(const call& c,
+                         std::function<void(std::vector<replica_statuses>)> k) {
   std::vector<std::pair<broker_actor, broker_status_request>> reqs;
   for (auto& b : c.cluster().brokers())
     reqs.emplace_back(caf::actor_cast<broker_actor>(b.handle),

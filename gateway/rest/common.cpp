@@ -59,6 +59,13 @@ void with_metadata(const call& c, std::vector<std::string> topics,
     });
 }
 
+void with_brokers(const call& c, std::function<void()> k) {
+  if (!c.cluster().clustered())
+    return k();
+  with_metadata(c, {}, false,
+                [k = std::move(k)](caf::expected<metadata_response>) { k(); });
+}
+
 bool parse_int(const std::string& text, int64_t& out) {
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return ec == std::errc{} && ptr == text.data() + text.size() && !text.empty();

@@ -132,16 +132,17 @@ void add_lag(const call& c, std::shared_ptr<pb::GroupDescription> out,
     });
 }
 
-} // namespace
-
-void list_groups(const call& c) {
+void list_groups_of_brokers(const call& c) {
   std::vector<std::pair<broker_actor, list_groups_request>> reqs;
-  for (auto& b : c.cluster().brokers())
+  std::vector<int32_t> ids;
+  for (auto& b : c.cluster().brokers()) {
     reqs.emplace_back(caf::actor_cast<broker_actor>(b.handle),
                       list_groups_request{});
+    ids.push_back(b.node_id);
+  }
   c.ask_all<list_groups_response>(
     std::move(reqs),
-    [c](std::vector<caf::expected<list_groups_response>> rs) {
+    [c, ids](std::vector<caf::expected<list_groups_response>> rs) {
       pb::GroupList out;
       for (size_t i = 0; i < rs.size(); ++i)
         if (rs[i])
@@ -150,11 +151,17 @@ void list_groups(const call& c) {
             gs->set_group_id(g.group_id);
             gs->set_state(g.state);
             gs->set_protocol_type(g.protocol_type);
-            gs->set_coordinator(static_cast<int32_t>(i));
+            gs->set_coordinator(ids[i]);
           }
       c.reply(ok(out));
     },
     milliseconds{5000});
+}
+
+} // namespace
+
+void list_groups(const call& c) {
+  with_brokers(c, [c] { list_groups_of_brokers(c); });
 }
 
 void describe_group(const call& c) {
@@ -184,6 +191,10 @@ void describe_group(const call& c) {
         out->set_protocol_type(g.protocol_type);
         out->set_protocol(g.protocol_data);
         out->set_leader(g.leader);
+        out->set_coordinator(-1);
+        for (auto& bi : c.cluster().brokers())
+          if (bi.handle == caf::actor_cast<caf::actor>(b))
+            out->set_coordinator(bi.node_id);
         out->set_error_name("NONE");
         std::vector<topic_partition> assigned;
         for (auto& m : g.members) {

@@ -84,6 +84,10 @@ http_response no_content();
 
 /// Topic metadata from the controller (which holds it); `k` gets it or the
 /// error.
+/// Runs `k` once the gateway knows every broker: at once for the embedded
+/// node; a cluster node first asks for metadata (cluster_view::learn).
+void with_brokers(const call& c, std::function<void()> k);
+
 void with_metadata(const call& c, std::vector<std::string> topics,
                    bool auto_create,
                    std::function<void(caf::expected<metadata_response>)> k);

@@ -151,18 +151,20 @@ void list_broker_ids(const call& c) {
   auto type = answer_type(c);
   if (!type)
     return;
-  // Kafka lists the brokers that are registered, i.e. alive.
-  std::string out = "{\"brokers\":[";
-  bool first = true;
-  for (auto& b : c.cluster().brokers()) {
-    if (!c.cluster().alive(b.node_id))
-      continue;
-    if (!first)
-      out += ',';
-    first = false;
-    out += std::to_string(b.node_id);
-  }
-  c.reply(json_response(out + "]}", *type));
+  with_brokers(c, [c, type = *type] {
+    // Kafka lists the brokers that are registered, i.e. alive.
+    std::string out = "{\"brokers\":[";
+    bool first = true;
+    for (auto& b : c.cluster().brokers()) {
+      if (!c.cluster().alive(b.node_id))
+        continue;
+      if (!first)
+        out += ',';
+      first = false;
+      out += std::to_string(b.node_id);
+    }
+    c.reply(json_response(out + "]}", type));
+  });
 }
 
 } // namespace troupe::rest
