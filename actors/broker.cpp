@@ -403,6 +403,77 @@ void load_offsets_partition(broker_ptr self, int32_t partition) {
   await_replica_leader(self, load);
 }
 
+// -- admin: topic deletion, producer ids ---------------------------------------------
+
+/// The controller's admin interface; a controller that lacks it answers
+/// with an error.
+admin_controller_actor admin_controller(broker_ptr self) {
+  return caf::actor_cast<admin_controller_actor>(self->state.controller);
+}
+
+/// Kafka's StopReplica with deletePartition: the topic's replicas on this
+/// broker stop (answering what waits NOT_LEADER_OR_FOLLOWER) and their logs
+/// are removed.
+void delete_topic_replicas(broker_ptr self, const std::string& topic) {
+  auto& st = self->state;
+  st.topics.erase(topic);
+  log_delete_request gone;
+  for (auto i = st.replicas.begin(); i != st.replicas.end();) {
+    if (i->first.topic != topic) {
+      ++i;
+      continue;
+    }
+    self->unlink_from(i->second);
+    self->send_exit(i->second, caf::exit_reason::user_shutdown);
+    gone.partitions.push_back(i->first);
+    i = st.replicas.erase(i);
+  }
+  if (st.log && !gone.partitions.empty())
+    self->send(st.log, std::move(gone));
+}
+
+/// Hands out the next producer id of the broker's block, asking the
+/// controller for a new block when it is used up (Kafka's
+/// RPCProducerIdManager); requests wait for the block meanwhile.
+void serve_producer_ids(broker_ptr self) {
+  auto& st = self->state;
+  while (!st.awaiting_producer_ids.empty()
+         && st.next_producer_id < st.producer_ids_end) {
+    st.awaiting_producer_ids.front().deliver(
+      init_producer_id_response{error_code::none, st.next_producer_id++, 0});
+    st.awaiting_producer_ids.erase(st.awaiting_producer_ids.begin());
+  }
+  if (st.awaiting_producer_ids.empty() || st.allocating_producer_ids)
+    return;
+  st.allocating_producer_ids = true;
+  self
+    ->request(admin_controller(self), internal_timeout,
+              allocate_producer_ids_request{st.node_id})
+    .then(
+      [self](allocate_producer_ids_response& res) {
+        auto& st = self->state;
+        st.allocating_producer_ids = false;
+        if (res.error != error_code::none) {
+          for (auto& rp : std::exchange(st.awaiting_producer_ids, {}))
+            rp.deliver(init_producer_id_response{res.error, -1, -1});
+          return;
+        }
+        st.next_producer_id = res.producer_id_start;
+        st.producer_ids_end = res.producer_id_start + res.producer_id_len;
+        serve_producer_ids(self);
+      },
+      [self](caf::error& err) {
+        self->state.allocating_producer_ids = false;
+        spdlog::warn("broker {}: no producer ids from the controller: {}",
+                     self->state.node_id, caf::to_string(err));
+        // Kafka's RPCProducerIdManager answers COORDINATOR_LOAD_IN_PROGRESS
+        // while it has no block; the producer retries.
+        for (auto& rp : std::exchange(self->state.awaiting_producer_ids, {}))
+          rp.deliver(init_producer_id_response{
+            error_code::coordinator_load_in_progress, -1, -1});
+      });
+}
+
 /// The replica of `tp` on this broker, or the error a client gets instead.
 std::variant<replica_actor, error_code> route(broker_ptr self,
                                               const topic_partition& tp) {
@@ -564,6 +635,20 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
     },
     [self](create_topics_request& req) {
       return self->delegate(self->state.controller, std::move(req));
+    },
+    // -- admin ---------------------------------------------------------------
+    [self](delete_topics_request& req) {
+      return self->delegate(admin_controller(self), std::move(req));
+    },
+    [self](topic_deletion& gone) {
+      for (auto& t : gone.topics)
+        delete_topic_replicas(self, t);
+    },
+    [self](init_producer_id_request&) {
+      auto rp = self->make_response_promise<init_producer_id_response>();
+      self->state.awaiting_producer_ids.push_back(rp);
+      serve_producer_ids(self);
+      return rp;
     },
     // -- the group protocol ------------------------------------------------------
     [self](join_group_request& req) -> caf::result<join_group_response> {

@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <caf/typed_response_promise.hpp>
+
 #include "domain/cluster_config.hpp"
 #include "messages/interfaces.hpp"
 
@@ -42,6 +44,14 @@ struct broker_state {
   /// newer load or a resignation invalidates.
   std::map<int32_t, uint64_t> loading;
   uint64_t next_load = 0;
+  /// The block of producer ids the controller gave this broker (Kafka's
+  /// RPCProducerIdManager): [next_producer_id, producer_ids_end).
+  int64_t next_producer_id = 0;
+  int64_t producer_ids_end = 0;
+  /// InitProducerId requests waiting for the next block.
+  std::vector<caf::typed_response_promise<init_producer_id_response>>
+    awaiting_producer_ids;
+  bool allocating_producer_ids = false;
 
   static inline const char* name = "broker";
 };

@@ -37,6 +37,44 @@ topic_result create_and_push(controller_ptr self, const new_topic& t) {
   return res;
 }
 
+/// Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE.
+constexpr int32_t producer_id_block_size = 1000;
+
+/// Deletes one topic, by name or by id, with Kafka's answers
+/// (ControllerApis.deleteTopics, ReplicationControlManager.deleteTopic).
+deleted_topic delete_one(controller_state& st, const topic_to_delete& t) {
+  deleted_topic res{t.name, t.topic_id, error_code::none, {}};
+  if (!t.name.empty() && !t.topic_id.is_zero()) {
+    res.error = error_code::invalid_request;
+    res.message = "You may not specify both topic name and topic id.";
+    return res;
+  }
+  if (t.name.empty() && t.topic_id.is_zero()) {
+    res.error = error_code::invalid_request;
+    res.message = "Neither topic name nor id were specified.";
+    return res;
+  }
+  auto name = t.name.empty() ? st.metadata.topic_name(t.topic_id) : t.name;
+  if (name.empty()) {
+    res.error = error_code::unknown_topic_id;
+    res.message = std::string{error_message(res.error)};
+    return res;
+  }
+  // troupe's groups live in __consumer_offsets: it stays (Kafka would
+  // delete it and create it again on the next group request).
+  if (name == offsets_topic) {
+    res.error = error_code::invalid_request;
+    res.message = "Topic " + name + " is internal and cannot be deleted.";
+    return res;
+  }
+  res.name = name;
+  res.topic_id = st.metadata.topic_id(name);
+  res.error = st.metadata.delete_topic(name);
+  if (res.error != error_code::none)
+    res.message = std::string{error_message(res.error)};
+  return res;
+}
+
 } // namespace
 
 std::variant<cluster_metadata, std::string>
@@ -60,9 +98,9 @@ load_cluster_metadata(const cluster_config& config) {
   return metadata;
 }
 
-controller_actor::behavior_type controller(controller_ptr self,
-                                           cluster_config config,
-                                           cluster_metadata metadata) {
+embedded_controller_actor::behavior_type
+controller(controller_ptr self, cluster_config config,
+           cluster_metadata metadata) {
   auto& st = self->state;
   st.config = std::move(config);
   st.metadata = std::move(metadata);
@@ -71,6 +109,10 @@ controller_actor::behavior_type controller(controller_ptr self,
   for (auto& [name, partitions] : st.metadata.topics())
     if (st.metadata.topic_id(name).is_zero())
       st.metadata.set_topic_id(name, random_uuid(st.rng));
+  // Kafka's cluster id, picked once (Kafka: at ZooKeeper's first broker
+  // or by kafka-storage format).
+  if (st.metadata.cluster_id().is_zero())
+    st.metadata.set_cluster_id(random_uuid(st.rng));
   if (!st.config.log_dirs.empty())
     st.file = std::make_unique<metadata_file>(st.config.log_dirs
                                               + "/__cluster_metadata");
@@ -85,6 +127,7 @@ controller_actor::behavior_type controller(controller_ptr self,
     [self](metadata_request& req) {
       auto& st = self->state;
       metadata_response res;
+      res.cluster_id = to_string(st.metadata.cluster_id());
       // Kafka's metadata cache holds the live brokers only.
       for (auto& b : st.brokers)
         if (st.metadata.is_alive(b.node_id))
@@ -153,6 +196,42 @@ controller_actor::behavior_type controller(controller_ptr self,
     },
     [self](cluster_peers& peers) {
       self->state.brokers = std::move(peers.brokers);
+    },
+    [self](delete_topics_request& req) {
+      auto& st = self->state;
+      delete_topics_response res;
+      topic_deletion gone;
+      for (auto& t : req.topics) {
+        res.topics.push_back(delete_one(st, t));
+        auto& r = res.topics.back();
+        if (r.error == error_code::none) {
+          spdlog::info("controller: deleted topic {}", r.name);
+          gone.topics.push_back(r.name);
+        }
+      }
+      if (!gone.topics.empty()) {
+        persist(st);
+        for (auto& b : st.brokers)
+          if (b.handle)
+            self->send(caf::actor_cast<broker_actor>(b.handle), gone);
+      }
+      return res;
+    },
+    [self](allocate_producer_ids_request& req) {
+      auto& st = self->state;
+      allocate_producer_ids_response res;
+      auto first = st.metadata.allocate_producer_ids(producer_id_block_size);
+      if (first < 0) {
+        res.error = error_code::unknown_server_error;
+        return res;
+      }
+      // Persisted before it is handed out: no id is ever given twice.
+      persist(st);
+      spdlog::info("controller: producer ids {}..{} to broker {}", first,
+                   first + producer_id_block_size - 1, req.broker_id);
+      res.producer_id_start = first;
+      res.producer_id_len = producer_id_block_size;
+      return res;
     },
   };
 }

@@ -30,7 +30,8 @@ struct controller_state {
   static inline const char* name = "controller";
 };
 
-using controller_ptr = controller_actor::stateful_pointer<controller_state>;
+using controller_ptr =
+  embedded_controller_actor::stateful_pointer<controller_state>;
 
 /// Reads `<log.dirs>/__cluster_metadata` (blocking: call it before
 /// spawning) and registers the node's brokers; the error text when the file
@@ -38,8 +39,10 @@ using controller_ptr = controller_actor::stateful_pointer<controller_state>;
 std::variant<cluster_metadata, std::string>
 load_cluster_metadata(const cluster_config& config);
 
-controller_actor::behavior_type controller(controller_ptr self,
-                                           cluster_config config,
-                                           cluster_metadata metadata);
+/// Also answers DeleteTopics and hands out producer ids in blocks
+/// (admin_controller_actor).
+embedded_controller_actor::behavior_type
+controller(controller_ptr self, cluster_config config,
+           cluster_metadata metadata);
 
 } // namespace troupe

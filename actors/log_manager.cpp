@@ -1,5 +1,7 @@
 #include "actors/log_manager.hpp"
 
+#include <filesystem>
+
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
@@ -37,7 +39,7 @@ managed_log* log_for(log_manager_ptr self, const topic_partition& tp) {
   auto i = st.logs.find(tp);
   if (i != st.logs.end())
     return &i->second;
-  if (tp.topic.empty() || tp.partition < 0)
+  if (tp.topic.empty() || tp.partition < 0 || st.deleted.count(tp))
     return nullptr;
   auto dir = st.dir + "/" + to_string(tp);
   auto opened = segment_log::open(dir, st.config);
@@ -145,17 +147,61 @@ list_offsets_response offset_for_time(managed_log& m, int64_t timestamp) {
         return {error_code::corrupt_message, -1, -1};
       auto size = static_cast<size_t>(h->size_in_bytes());
       if (h->max_timestamp >= timestamp) {
+        auto epoch = h->partition_leader_epoch;
         if (auto records = decode_records(r.data() + pos, size))
           for (auto& rec : *records)
             if (rec.timestamp >= timestamp)
-              return {error_code::none, rec.timestamp, rec.offset};
-        return {error_code::none, h->max_timestamp, h->base_offset};
+              return {error_code::none, rec.timestamp, rec.offset, epoch};
+        return {error_code::none, h->max_timestamp, h->base_offset, epoch};
       }
       offset = h->base_offset + h->last_offset_delta + 1;
       pos += size;
     }
   }
   return {error_code::none, -1, -1};
+}
+
+/// ListOffsets' MAX_TIMESTAMP (KIP-734), as Kafka's UnifiedLog answers it:
+/// the first batch holding the largest timestamp, and in it the first
+/// record with that timestamp (a compressed batch, which troupe does not
+/// decompress, answers its base offset).
+list_offsets_response offset_of_max_timestamp(managed_log& m) {
+  std::optional<batch_header> best;
+  size_t best_size = 0;
+  bytes best_bytes;
+  auto offset = m.log->log_start_offset();
+  while (offset < m.log->log_end_offset()) {
+    auto chunk = m.log->read(offset, 1 << 20);
+    if (chunk.error != error_code::none)
+      return {chunk.error, -1, -1};
+    if (chunk.records.empty())
+      break;
+    auto& r = chunk.records;
+    size_t pos = 0;
+    while (pos < r.size()) {
+      auto h = parse_header(r.data() + pos, r.size() - pos);
+      if (!h || h->size_in_bytes() <= 0
+          || pos + static_cast<size_t>(h->size_in_bytes()) > r.size())
+        return {error_code::corrupt_message, -1, -1};
+      auto size = static_cast<size_t>(h->size_in_bytes());
+      if (!best || h->max_timestamp > best->max_timestamp) {
+        best = h;
+        best_size = size;
+        best_bytes.assign(r.begin() + static_cast<std::ptrdiff_t>(pos),
+                          r.begin() + static_cast<std::ptrdiff_t>(pos + size));
+      }
+      offset = h->base_offset + h->last_offset_delta + 1;
+      pos += size;
+    }
+  }
+  if (!best)
+    return {error_code::none, -1, -1};
+  auto epoch = best->partition_leader_epoch;
+  if (auto records = decode_records(best_bytes.data(), best_size))
+    for (auto& rec : *records)
+      if (rec.timestamp == best->max_timestamp)
+        return {error_code::none, rec.timestamp, rec.offset, epoch};
+  return {error_code::none, best->max_timestamp, best->base_offset, epoch};
 }
 
 } // namespace
@@ -215,6 +261,8 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
       return res;
     },
     [self](log_epoch_request& req) {
+      if (req.requested_epoch < 0 && req.assign_epoch < 0)
+        self->state.deleted.erase(req.partition); // a new replica opens it
       auto m = log_for(self, req.partition);
       if (!m)
         return log_epoch_response{error_code::kafka_storage_error};
@@ -246,7 +294,23 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
       auto m = log_for(self, req.partition);
       if (!m)
         return list_offsets_response{error_code::kafka_storage_error, -1, -1};
+      if (req.timestamp == max_timestamp_lookup)
+        return offset_of_max_timestamp(*m);
       return offset_for_time(*m, req.timestamp);
+    },
+    [self](log_delete_request& req) {
+      auto& st = self->state;
+      for (auto& tp : req.partitions) {
+        st.logs.erase(tp); // closes its files
+        st.deleted.insert(tp);
+        std::error_code ec;
+        auto dir = st.dir + "/" + to_string(tp);
+        std::filesystem::remove_all(dir, ec);
+        if (ec)
+          spdlog::error("log_manager: cannot remove {}: {}", dir, ec.message());
+        else
+          spdlog::info("log_manager: removed the log of {}", to_string(tp));
+      }
     },
     [self](log_maintenance_tick&) {
       auto& st = self->state;

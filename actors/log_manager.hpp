@@ -2,6 +2,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "domain/cluster_config.hpp"
@@ -29,6 +30,10 @@ struct log_manager_state {
   log_config config;
   int64_t retention_check_interval_ms = 300000;
   std::map<topic_partition, managed_log> logs;
+  /// Partitions whose topic was deleted: a stray request of a replica that
+  /// was stopping finds nothing instead of creating the log again; only a
+  /// new replica's open (a plain log_epoch_request) clears the mark.
+  std::set<topic_partition> deleted;
 
   static inline const char* name = "log_manager";
 };

@@ -30,6 +30,9 @@ using role = replica_state::role;
 
 constexpr auto controller_timeout = std::chrono::seconds(30);
 
+/// Kafka's producer.id.expiration.ms default.
+constexpr int64_t producer_id_expiration_ms = 86400000;
+
 void after_leader_change(replica_ptr self);
 void fetch_from_leader(replica_ptr self);
 void become(replica_ptr self);
@@ -95,6 +98,11 @@ void reset_role(replica_ptr self) {
   for (auto& [id, f] : st.fetches)
     f.promise.deliver(fetch_answer(st, error_code::not_leader_or_follower));
   st.fetches.clear();
+  for (auto& p : st.parked_produces)
+    p.promise.deliver(
+      produce_response{error_code::not_leader_or_follower, -1, -1, {}});
+  st.parked_produces.clear();
+  st.producers_loading = false;
   st.leader.reset();
   st.alter_isr_in_flight = false;
   st.fetching = false;
@@ -177,6 +185,10 @@ void truncate_then_fetch(replica_ptr self) {
                 backoff();
                 return;
               }
+              // A truncated log has lost batches the producer state
+              // remembers: it is replayed again when next needed.
+              if (l.log_end_offset < st.log_end_offset)
+                st.producers_current = false;
               st.log_start_offset = l.log_start_offset;
               st.log_end_offset = l.log_end_offset;
               st.latest_epoch = l.latest_epoch;
@@ -325,25 +337,194 @@ void after_leader_change(replica_ptr self) {
     send_alter_isr(self);
 }
 
-caf::result<produce_response> produce(replica_ptr self, produce_request& req) {
+// -- idempotent producers ---------------------------------------------------------
+
+void produce(replica_ptr self, produce_request req,
+             caf::typed_response_promise<produce_response> rp);
+
+/// Hands the produces that waited on the producer state back to produce();
+/// those of `producer_id` only, or all for -1.
+void release_parked(replica_ptr self, int64_t producer_id = -1) {
   auto& st = self->state;
+  std::vector<replica_state::parked_produce> ready;
+  auto& parked = st.parked_produces;
+  for (auto i = parked.begin(); i != parked.end();) {
+    auto h = parse_header(i->request.batch.data(), i->request.batch.size());
+    if (producer_id < 0 || (h && h->producer_id == producer_id)) {
+      ready.push_back(std::move(*i));
+      i = parked.erase(i);
+    } else {
+      ++i;
+    }
+  }
+  for (auto& p : ready)
+    produce(self, std::move(p.request), std::move(p.promise));
+}
+
+/// The producer fields of every batch with a producer id in `records`
+/// that starts at or after `from` (a follower skips batches it holds).
+std::vector<std::pair<producer_batch, int64_t>>
+producer_batches_in(const bytes& records, int64_t from) {
+  std::vector<std::pair<producer_batch, int64_t>> out;
+  size_t pos = 0;
+  while (pos < records.size()) {
+    auto h = parse_header(records.data() + pos, records.size() - pos);
+    if (!h || h->size_in_bytes() <= 0)
+      break;
+    if (h->producer_id >= 0 && h->base_offset >= from
+        && (h->attributes & batch_layout::control_flag) == 0)
+      out.emplace_back(producer_batch::of(*h), h->base_offset);
+    pos += static_cast<size_t>(h->size_in_bytes());
+  }
+  return out;
+}
+
+void replay_producers(replica_state& st, const bytes& records, int64_t from) {
+  for (auto& [b, base] : producer_batches_in(records, from))
+    st.producers.replay(b, base, base + b.offset_delta);
+}
+
+/// Kafka rebuilds a log's producer state from its segments (and
+/// snapshots) when it loads the log: troupe replays the batch headers from
+/// the log start, once the leader first needs them.
+void read_producers(replica_ptr self, uint64_t epoch, int64_t offset) {
+  auto& st = self->state;
+  log_read_request r{st.partition, offset, 1 << 20, -1};
+  self->request(st.log, caf::infinite, r)
+    .then(
+      [self, epoch, offset](log_read_response& res) {
+        if (stale(self, epoch))
+          return;
+        auto& st = self->state;
+        if (res.error == error_code::offset_out_of_range
+            && offset < res.log_start_offset) {
+          read_producers(self, epoch, res.log_start_offset);
+          return;
+        }
+        int64_t next = offset;
+        size_t pos = 0;
+        auto& rs = res.records;
+        while (pos < rs.size()) {
+          auto h = parse_header(rs.data() + pos, rs.size() - pos);
+          if (!h || h->size_in_bytes() <= 0)
+            break;
+          next = h->base_offset + h->last_offset_delta + 1;
+          pos += static_cast<size_t>(h->size_in_bytes());
+        }
+        replay_producers(st, rs, offset);
+        if (res.error == error_code::none && next > offset
+            && next < res.log_end_offset) {
+          read_producers(self, epoch, next);
+          return;
+        }
+        if (res.error != error_code::none)
+          spdlog::error("replica {}: producer state not rebuilt: {}",
+                        to_string(st.partition), to_string(res.error));
+        st.producers_loading = false;
+        st.producers_current = res.error == error_code::none;
+        spdlog::info("replica {} on broker {}: {} producers rebuilt from the "
+                     "log",
+                     to_string(st.partition), st.broker_id,
+                     st.producers.size());
+        if (st.producers_current) {
+          release_parked(self);
+        } else {
+          for (auto& p : std::exchange(st.parked_produces, {}))
+            p.promise.deliver(produce_response{res.error, -1, -1, {}});
+        }
+      },
+      [self, epoch](caf::error& err) {
+        if (stale(self, epoch))
+          return;
+        auto& st = self->state;
+        st.producers_loading = false;
+        for (auto& p : std::exchange(st.parked_produces, {}))
+          p.promise.deliver(err);
+      });
+}
+
+void load_producers(replica_ptr self) {
+  auto& st = self->state;
+  if (st.producers_loading)
+    return;
+  st.producers_loading = true;
+  st.producers.clear();
+  read_producers(self, st.role_epoch, st.log_start_offset);
+}
+
+/// A retried batch already in the log: answered with the original's
+/// offsets once the high watermark passed it (acks=all), as Kafka answers
+/// a duplicate (UnifiedLog.analyzeAndValidateProducerState).
+void answer_duplicate(replica_ptr self, const produce_request& req,
+                      caf::typed_response_promise<produce_response>& rp,
+                      const producer_batch_metadata& original) {
+  auto& st = self->state;
+  metrics().produces++;
+  if (req.acks != -1 || st.high_watermark > original.last_offset) {
+    rp.deliver(produce_response{error_code::none, original.first_offset,
+                                st.log_start_offset, {}});
+    return;
+  }
+  auto id = st.next_id++;
+  st.produces.emplace(id,
+                      replica_state::waiting_produce{rp, original.first_offset});
+  st.leader->add_pending({id, original.last_offset + 1});
+  self->delayed_send(self, ms(std::max(0, req.timeout_ms)),
+                     produce_timeout{id});
+  after_leader_change(self);
+}
+
+// -- produce -----------------------------------------------------------------------
+
+void produce(replica_ptr self, produce_request req,
+             caf::typed_response_promise<produce_response> rp) {
+  auto& st = self->state;
+  auto refuse = [&rp](error_code e, std::string message = {}) {
+    rp.deliver(produce_response{e, -1, -1, std::move(message)});
+  };
   if (req.acks != 0 && req.acks != 1 && req.acks != -1)
-    return produce_response{error_code::invalid_required_acks, -1, -1};
+    return refuse(error_code::invalid_required_acks);
   if (auto e = check_leader(st, -1); e != error_code::none)
-    return produce_response{e, -1, -1};
+    return refuse(e);
   if (req.batch.size() > st.config.log.max_batch_bytes)
-    return produce_response{error_code::message_too_large, -1, -1};
+    return refuse(error_code::message_too_large);
   if (req.acks == -1)
     if (auto e = st.leader->check_acks_all(); e != error_code::none)
-      return produce_response{e, -1, -1};
+      return refuse(e);
+  // A batch with a producer id is checked against the producer's state
+  // before it is appended and recorded in it after (KIP-98).
+  std::optional<producer_batch> idempotent;
+  if (auto h = parse_header(req.batch.data(), req.batch.size());
+      h && h->producer_id >= 0) {
+    if (!st.producers_current) {
+      st.parked_produces.push_back({std::move(req), std::move(rp)});
+      load_producers(self);
+      return;
+    }
+    auto b = producer_batch::of(*h);
+    auto v = st.producers.check(b, to_string(st.partition));
+    switch (v.what) {
+      case producer_state::outcome::refused:
+        return refuse(v.error, std::move(v.message));
+      case producer_state::outcome::duplicate_pending:
+        st.parked_produces.push_back({std::move(req), std::move(rp)});
+        return;
+      case producer_state::outcome::duplicate:
+        answer_duplicate(self, req, rp, v.original);
+        return;
+      case producer_state::outcome::append:
+        st.producers.begin_append(b);
+        idempotent = b;
+        break;
+    }
+  }
   metrics().produces++;
-  auto rp = self->make_response_promise<produce_response>();
   auto acks = req.acks;
   auto timeout = req.timeout_ms;
   auto epoch = st.role_epoch;
   auto id = st.next_id++;
   if (acks == 0)
-    rp.deliver(produce_response{error_code::none, -1, st.log_start_offset});
+    rp.deliver(produce_response{error_code::none, -1, st.log_start_offset, {}});
   else
     st.appending.emplace(id, rp);
   // The promise of an append underway; empty once answered elsewhere (the
@@ -357,11 +538,24 @@ caf::result<produce_response> produce(replica_ptr self, produce_request& req) {
     }
     return p;
   };
+  // The producer state learns the outcome whatever the role is by now:
+  // the batch is in the log or it is not.
+  auto settle = [self, idempotent](const log_append_response* a) {
+    if (!idempotent)
+      return;
+    auto& st = self->state;
+    if (a && a->error == error_code::none)
+      st.producers.complete_append(*idempotent, a->base_offset,
+                                   a->base_offset + idempotent->offset_delta);
+    else
+      st.producers.abort_append(*idempotent);
+    release_parked(self, idempotent->producer_id);
+  };
   log_append_request append{st.partition, st.leader->leader_epoch(),
                             std::move(req.batch), false};
   self->request(st.log, caf::infinite, std::move(append))
     .then(
-      [self, take, id, acks, timeout, epoch](log_append_response& a) {
+      [self, take, settle, id, acks, timeout, epoch](log_append_response& a) {
         auto& st = self->state;
         auto rp = take();
         auto answer = [&](produce_response r) {
@@ -369,22 +563,24 @@ caf::result<produce_response> produce(replica_ptr self, produce_request& req) {
             rp->deliver(std::move(r));
         };
         if (a.error != error_code::none) {
-          answer({a.error, -1, st.log_start_offset});
+          answer({a.error, -1, st.log_start_offset, {}});
+          settle(&a);
           return;
         }
         if (stale(self, epoch)) {
           // Written under a leadership that has ended: only acks=1 holds.
           answer(acks == 1 ? produce_response{error_code::none, a.base_offset,
-                                              st.log_start_offset}
+                                              st.log_start_offset, {}}
                            : produce_response{
-                             error_code::not_leader_or_follower, -1, -1});
+                             error_code::not_leader_or_follower, -1, -1, {}});
+          settle(&a);
           return;
         }
         st.log_end_offset = std::max(st.log_end_offset, a.log_end_offset);
         st.latest_epoch = std::max(st.latest_epoch, st.leader->leader_epoch());
         st.leader->on_local_append(a.log_end_offset);
         if (acks == 1)
-          answer({error_code::none, a.base_offset, st.log_start_offset});
+          answer({error_code::none, a.base_offset, st.log_start_offset, {}});
         if (acks == -1 && rp) {
           st.produces.emplace(
             id, replica_state::waiting_produce{*rp, a.base_offset});
@@ -392,17 +588,18 @@ caf::result<produce_response> produce(replica_ptr self, produce_request& req) {
           self->delayed_send(self, ms(std::max(0, timeout)),
                              produce_timeout{id});
         }
+        settle(&a);
         after_leader_change(self);
         wake_fetches(self);
       },
-      [self, take](caf::error& err) {
+      [self, take, settle](caf::error& err) {
         spdlog::error("replica {}: append failed: {}",
                       to_string(self->state.partition), caf::to_string(err));
         if (auto rp = take())
           rp->deliver(
-            produce_response{error_code::kafka_storage_error, -1, -1});
+            produce_response{error_code::kafka_storage_error, -1, -1, {}});
+        settle(nullptr);
       });
-  return rp;
 }
 
 caf::result<fetch_response> fetch(replica_ptr self, fetch_request& req) {
@@ -495,11 +692,16 @@ void fetch_from_leader(replica_ptr self) {
         }
         st.fetching = true;
         auto next_epoch = max_epoch_in(r.records, st.latest_epoch);
+        // A follower keeps the producer state of its copies (Kafka's
+        // AppendOrigin.REPLICATION), so that it can lead without a replay.
+        std::vector<std::pair<producer_batch, int64_t>> copies;
+        if (st.producers_current)
+          copies = producer_batches_in(r.records, st.log_end_offset);
         log_append_request append{st.partition, -1, std::move(r.records), true};
         self->request(st.log, caf::infinite, std::move(append))
           .then(
-            [self, epoch, backoff, leader_hw,
-             next_epoch](log_append_response& a) {
+            [self, epoch, backoff, leader_hw, next_epoch,
+             copies = std::move(copies)](log_append_response& a) {
               if (stale(self, epoch))
                 return;
               auto& st = self->state;
@@ -510,9 +712,13 @@ void fetch_from_leader(replica_ptr self) {
                               to_string(st.partition), st.broker_id,
                               to_string(a.error));
                 st.truncated = false;
+                st.producers_current = false; // some copies may be in
                 backoff();
                 return;
               }
+              if (st.producers_current)
+                for (auto& [b, base] : copies)
+                  st.producers.replay(b, base, base + b.offset_delta);
               st.latest_epoch = next_epoch;
               st.high_watermark = std::max(
                 st.high_watermark, std::min(leader_hw, st.log_end_offset));
@@ -573,17 +779,27 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
         self->state.current = role::offline;
       });
   return {
-    [self](produce_request& req) { return produce(self, req); },
+    [self](produce_request& req) {
+      auto rp = self->make_response_promise<produce_response>();
+      produce(self, std::move(req), rp);
+      return rp;
+    },
     [self](fetch_request& req) { return fetch(self, req); },
     [self](list_offsets_request& req) -> caf::result<list_offsets_response> {
       auto& st = self->state;
-      if (auto e = check_leader(st, -1); e != error_code::none)
+      if (auto e = check_leader(st, req.current_leader_epoch);
+          e != error_code::none)
         return list_offsets_response{e, -1, -1};
-      if (req.timestamp == -2)
+      // Kafka's Partition.fetchOffsetForTimestamp; without tiered storage
+      // the earliest local offset is the log start and nothing is tiered.
+      if (req.timestamp == -2 || req.timestamp == earliest_local_timestamp)
         return list_offsets_response{error_code::none, -1, st.log_start_offset};
       if (req.timestamp == -1)
-        return list_offsets_response{error_code::none, -1, st.high_watermark};
-      if (req.timestamp < 0)
+        return list_offsets_response{error_code::none, -1, st.high_watermark,
+                                     st.leader->leader_epoch()};
+      if (req.timestamp == latest_tiered_timestamp)
+        return list_offsets_response{error_code::none, -1, -1, -1};
+      if (req.timestamp < 0 && req.timestamp != max_timestamp_lookup)
         return list_offsets_response{error_code::invalid_request, -1, -1};
       auto rp = self->make_response_promise<list_offsets_response>();
       self->request(st.log, caf::infinite, req)
@@ -659,6 +875,9 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
       if (stale(self, t.role_epoch) || st.current != role::leader)
         return;
       st.leader->on_isr_expiration(now_ms(self));
+      // producer.id.expiration.ms (Kafka's default: one day), checked at
+      // this tick rather than producer.id.expiration.check.interval.ms.
+      st.producers.remove_expired(now_ms(self), producer_id_expiration_ms);
       after_leader_change(self);
       self->delayed_send(
         self, ms(std::max<int64_t>(1, st.config.replica_lag_time_max_ms / 2)),

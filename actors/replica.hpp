@@ -9,6 +9,7 @@
 
 #include "domain/cluster_config.hpp"
 #include "domain/replication/partition_leader.hpp"
+#include "domain/replication/producer_state.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {
@@ -38,6 +39,13 @@ struct replica_state {
   struct parked_fetch {
     caf::typed_response_promise<fetch_response> promise;
     fetch_request request;
+  };
+
+  /// A produce with a producer id that waits for the producer state: its
+  /// replay from the log, or the append of the batch it retries.
+  struct parked_produce {
+    produce_request request;
+    caf::typed_response_promise<produce_response> promise;
   };
 
   topic_partition partition;
@@ -76,6 +84,18 @@ struct replica_state {
   uint64_t fetch_id = 0;
   /// A follower has cut its log where it diverges from the leader's.
   bool truncated = false;
+
+  // -- idempotent producers (KIP-98, docs/ARCHITECTURE.md §4) --
+
+  /// Every producer id's epoch and last batches, as the log holds them.
+  producer_state producers;
+  /// True while `producers` reflects every batch of the log: after a replay
+  /// of the log, kept by the leader's appends and a follower's copies; a
+  /// truncation makes it stale, and the next produce with a producer id
+  /// replays the log again (Kafka rebuilds it from its segments).
+  bool producers_current = false;
+  bool producers_loading = false;
+  std::vector<parked_produce> parked_produces;
 
   static inline const char* name = "replica";
 };

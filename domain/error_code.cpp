@@ -171,6 +171,9 @@ constexpr error_info errors[] = {
    "The producer attempted to update a transaction while another concurrent "
    "operation on the same transaction was ongoing.",
    true},
+  {error_code::transactional_id_authorization_failed,
+   "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
+   "Transactional Id authorization failed.", false},
   {error_code::unknown_producer_id, "UNKNOWN_PRODUCER_ID",
    "This exception is raised by the broker if it could not locate the "
    "producer metadata associated with the producerId in question. This could "

@@ -54,6 +54,7 @@ enum class error_code : int16_t {
   invalid_producer_id_mapping = 49,
   invalid_transaction_timeout = 50,
   concurrent_transactions = 51,
+  transactional_id_authorization_failed = 53,
   kafka_storage_error = 56,
   unknown_producer_id = 59,
   non_empty_group = 68,

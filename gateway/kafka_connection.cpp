@@ -21,7 +21,6 @@ kafka_connection::kafka_connection(std::shared_ptr<asio::io_context> io,
   : io_(std::move(io)),
     socket_(std::move(socket)),
     idle_timer_(socket_.get_executor()),
-    sys_(sys),
     ctx_(std::move(ctx)),
     max_request_bytes_(max_request_bytes),
     idle_timeout_(idle_timeout) {
@@ -30,6 +29,7 @@ kafka_connection::kafka_connection(std::shared_ptr<asio::io_context> io,
   if (!ec)
     ctx_.client_host = "/" + peer.address().to_string();
   socket_.set_option(asio::ip::tcp::no_delay{true}, ec);
+  session_ = std::make_unique<kafka_session>(sys, ctx_);
 }
 
 // -- operations ---------------------------------------------------------------
@@ -114,8 +114,8 @@ bool kafka_connection::on_frame(const uint8_t* data, size_t size) {
   auto seq = next_seq_++;
   pending_.emplace(seq, std::nullopt);
   std::weak_ptr<kafka_connection> weak = shared_from_this();
-  handle_kafka_request(
-    sys_, ctx_, *header, std::move(*body),
+  session_->submit(
+    std::move(*header), std::move(*body),
     [weak, io = io_, seq](kafka_reply reply) {
       // A listener already stopped drops the reply.
       if (auto ctx = io.lock())
@@ -203,6 +203,7 @@ void kafka_connection::close(const char* why) {
   idle_timer_.cancel();
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);
+  session_.reset();
 }
 
 } // namespace troupe

@@ -1,9 +1,10 @@
 #pragma once
 
 // One client socket of a broker's Kafka listener: reads int32 size-prefixed
-// requests, hands each to the request handler and writes the responses in
-// request order, as Kafka's clients rely on (they match responses to
-// requests by order as much as by correlation id).
+// requests, hands each to the connection's session actor
+// (gateway/kafka_session) and writes the responses in request order, as
+// Kafka's clients rely on (they match responses to requests by order as
+// much as by correlation id).
 
 #include <array>
 #include <chrono>
@@ -19,6 +20,7 @@
 #include <caf/fwd.hpp>
 
 #include "gateway/kafka_request_handler.hpp"
+#include "gateway/kafka_session.hpp"
 
 namespace troupe {
 
@@ -50,8 +52,9 @@ private:
   std::weak_ptr<boost::asio::io_context> io_;
   boost::asio::ip::tcp::socket socket_;
   boost::asio::steady_timer idle_timer_;
-  caf::actor_system& sys_;
   kafka_request_context ctx_;
+  /// The connection's actor; reset when the connection closes.
+  std::unique_ptr<kafka_session> session_;
   size_t max_request_bytes_;
   std::chrono::milliseconds idle_timeout_;
   std::vector<uint8_t> in_;

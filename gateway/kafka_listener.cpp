@@ -73,11 +73,14 @@ kafka_listener::~kafka_listener() {
 void kafka_listener::start(const embedded_node& node,
                            const cluster_config& cluster) {
   auto address = asio::ip::make_address(config_.bind_host);
+  auto shared = std::make_shared<const cluster_config>(cluster);
   for (size_t i = 0; i < node.brokers.size(); ++i) {
     auto port = static_cast<uint16_t>(cluster.base_port + i);
     kafka_request_context ctx;
     ctx.broker = node.brokers[i];
+    ctx.broker_id = static_cast<int32_t>(i);
     ctx.auto_create_topics = cluster.auto_create_topics;
+    ctx.config = shared;
     try {
       auto a = std::make_shared<acceptor>(io_, tcp::endpoint{address, port},
                                           sys_, std::move(ctx), config_);

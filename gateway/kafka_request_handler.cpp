@@ -1,92 +1,42 @@
 #include "gateway/kafka_request_handler.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <memory>
-#include <optional>
 #include <utility>
-#include <vector>
 
-#include <caf/all.hpp>
-
-#include "gateway/actor_ask.hpp"
-#include <spdlog/spdlog.h>
-
-namespace k = troupe::kafka;
+#include "gateway/kafka_handlers.hpp"
 
 namespace troupe {
 
 namespace {
 
-using std::chrono::milliseconds;
+using namespace kafka_handlers;
 
-/// The broker's own internal timeout is 30 s; the listener waits a little
-/// longer so that the broker's answer, not ours, decides.
-constexpr milliseconds default_timeout{35000};
-constexpr milliseconds slack{5000};
-
-kafka_reply close_reply() {
-  return {kafka_reply::kind::close, {}};
-}
-
-/// Frames a response: size, header, body in the request's version.
-template <class Response, class Encode>
-kafka_reply frame(const k::request_header& h, const Response& res,
-                  Encode encode) {
-  kafka_reply out{kafka_reply::kind::frame, {}};
-  k::writer w{out.frame};
-  auto mark = w.begin_frame();
-  k::encode_response_header(w, k::response_header{h.correlation_id}, h.api_key,
-                            h.api_version);
-  if (!encode(w, res, h.api_version) || !w.end_frame(mark) || !w.ok()) {
-    spdlog::warn("kafka: cannot encode the {} v{} response: {}",
-                 k::api_name(h.api_key), h.api_version, w.error());
-    return close_reply();
+/// APIs the codec speaks that no handler here serves: they are left out of
+/// the table (and the connection closes on them).
+bool has_handler(int16_t key) {
+  switch (static_cast<k::api_key>(key)) {
+    case k::api_key::consumer_group_heartbeat:
+    case k::api_key::consumer_group_describe:
+      return false;
+    default:
+      return true;
   }
-  return out;
 }
-
-/// Sends `requests` to the broker all at once; `finish` gets every answer
-/// (nullopt for a failed one) once the last has arrived.
-template <class Response, class Request, class Finish>
-void ask_broker(caf::actor_system& sys, const broker_actor& broker,
-                milliseconds timeout, std::vector<Request> requests,
-                Finish finish) {
-  std::vector<std::pair<broker_actor, Request>> to_broker;
-  to_broker.reserve(requests.size());
-  for (auto& r : requests)
-    to_broker.emplace_back(broker, std::move(r));
-  request_all<Response>(sys, std::move(to_broker), std::move(finish), timeout);
-}
-
-/// One request, one answer; a failed request closes the connection.
-template <class Response, class Request, class Answer>
-void ask_one(caf::actor_system& sys, const broker_actor& broker,
-             milliseconds timeout, Request request, kafka_reply_fn reply,
-             Answer answer) {
-  std::vector<Request> requests;
-  requests.push_back(std::move(request));
-  ask_broker<Response>(sys, broker, timeout, std::move(requests),
-                       [reply = std::move(reply), answer = std::move(answer)](
-                         std::vector<std::optional<Response>> results) mutable {
-                         reply(results[0] ? answer(*results[0])
-                                          : close_reply());
-                       });
-}
-
-std::string group_of(const std::optional<std::string>& x) {
-  return x ? *x : std::string{};
-}
-
-// -- per-API handlers -----------------------------------------------------------
 
 struct handler {
-  caf::actor_system& sys;
-  const kafka_request_context& ctx;
+  kafka_session_ptr self;
   const k::request_header& header;
   kafka_reply_fn reply;
 
   void operator()(k::api_versions_request& req) {
+    // KIP-511: Kafka keeps the client's software name and version for its
+    // connection metrics; troupe logs them once per connection.
+    if (header.api_version >= 3 && self->state.client_software.empty()) {
+      self->state.client_software =
+        req.client_software_name + " " + req.client_software_version;
+      spdlog::info("kafka: {} is {}", self->state.ctx.client_host,
+                   self->state.client_software);
+    }
     auto answer = k::answer_api_versions(req, header.api_version,
                                          kafka_listener_versions());
     auto h = header;
@@ -95,347 +45,82 @@ struct handler {
   }
 
   void operator()(k::metadata_request& req) {
-    metadata_request out;
-    // Kafka v1: null is every topic, an empty array no topic at all.
-    bool none = req.topics && req.topics->empty();
-    if (req.topics)
-      for (auto& t : *req.topics)
-        if (t.name)
-          out.topics.push_back(*t.name);
-    out.allow_auto_topic_creation = ctx.auto_create_topics;
-    ask_one<metadata_response>(
-      sys, ctx.broker, default_timeout, std::move(out), std::move(reply),
-      [h = header, none](metadata_response& res) {
-        k::metadata_response out;
-        for (auto& b : res.brokers)
-          out.brokers.push_back({b.node_id, b.host, b.port, std::nullopt});
-        out.controller_id = res.controller_id;
-        if (!none)
-          for (auto& t : res.topics) {
-            k::metadata_topic topic;
-            topic.error = t.error;
-            topic.name = t.name;
-            topic.is_internal = t.name == "__consumer_offsets";
-            for (auto& p : t.partition_states) {
-              k::metadata_partition part;
-              part.error = p.leader < 0 ? error_code::leader_not_available
-                                        : error_code::none;
-              part.partition_index = p.partition;
-              part.leader_id = p.leader;
-              part.replica_nodes = p.replicas;
-              part.isr_nodes = p.isr;
-              topic.partitions.push_back(std::move(part));
-            }
-            out.topics.push_back(std::move(topic));
-          }
-        return frame(h, out, k::encode_metadata_response);
-      });
+    serve_metadata(self, header, req, std::move(reply));
   }
 
   void operator()(k::produce_request& req) {
-    std::vector<produce_request> parts;
-    k::produce_response shape;
-    for (auto& t : req.topics) {
-      k::produce_topic_response tr;
-      tr.name = t.name;
-      for (auto& p : t.partitions) {
-        parts.push_back(
-          {{t.name, p.index}, req.acks, req.timeout_ms, std::move(p.records)});
-        k::produce_partition_response pr;
-        pr.index = p.index;
-        tr.partitions.push_back(pr);
-      }
-      shape.responses.push_back(std::move(tr));
-    }
-    auto acks = req.acks;
-    auto timeout = milliseconds{std::max(req.timeout_ms, 0)} + default_timeout;
-    ask_broker<produce_response>(
-      sys, ctx.broker, timeout, std::move(parts),
-      [h = header, acks, shape = std::move(shape), reply = std::move(reply)](
-        std::vector<std::optional<produce_response>> results) mutable {
-        if (acks == 0) {
-          reply({kafka_reply::kind::none, {}});
-          return;
-        }
-        size_t i = 0;
-        for (auto& t : shape.responses)
-          for (auto& p : t.partitions) {
-            auto& r = results[i++];
-            p.error = r ? r->error : error_code::request_timed_out;
-            p.base_offset = r ? r->base_offset : -1;
-          }
-        reply(frame(h, shape, k::encode_produce_response));
-      });
+    serve_produce(self, header, req, std::move(reply));
   }
 
   void operator()(k::fetch_request& req) {
-    std::vector<fetch_request> parts;
-    k::fetch_response shape;
-    for (auto& t : req.topics) {
-      k::fetch_topic_response tr;
-      tr.topic = t.topic;
-      for (auto& p : t.partitions) {
-        fetch_request f;
-        f.partition = {t.topic, p.partition};
-        f.replica_id = -1;
-        f.offset = p.fetch_offset;
-        f.max_bytes = p.partition_max_bytes;
-        f.max_wait_ms = req.max_wait_ms;
-        f.min_bytes = req.min_bytes;
-        parts.push_back(std::move(f));
-        k::fetch_partition_response pr;
-        pr.partition_index = p.partition;
-        tr.partitions.push_back(std::move(pr));
-      }
-      shape.responses.push_back(std::move(tr));
-    }
-    auto timeout = milliseconds{std::max(req.max_wait_ms, 0)} + default_timeout;
-    ask_broker<fetch_response>(
-      sys, ctx.broker, timeout, std::move(parts),
-      [h = header, shape = std::move(shape), reply = std::move(reply)](
-        std::vector<std::optional<fetch_response>> results) mutable {
-        size_t i = 0;
-        for (auto& t : shape.responses)
-          for (auto& p : t.partitions) {
-            auto& r = results[i++];
-            if (!r) {
-              p.error = error_code::request_timed_out;
-              continue;
-            }
-            p.error = r->error;
-            p.high_watermark = r->high_watermark;
-            p.last_stable_offset = r->high_watermark;
-            p.records = std::move(r->records);
-          }
-        reply(frame(h, shape, k::encode_fetch_response));
-      });
+    serve_fetch(self, header, req, std::move(reply));
   }
 
   void operator()(k::list_offsets_request& req) {
-    std::vector<list_offsets_request> parts;
-    k::list_offsets_response shape;
-    for (auto& t : req.topics) {
-      k::list_offsets_topic_response tr;
-      tr.name = t.name;
-      for (auto& p : t.partitions) {
-        parts.push_back({{t.name, p.partition_index}, p.timestamp});
-        k::list_offsets_partition_response pr;
-        pr.partition_index = p.partition_index;
-        tr.partitions.push_back(pr);
-      }
-      shape.topics.push_back(std::move(tr));
-    }
-    ask_broker<list_offsets_response>(
-      sys, ctx.broker, default_timeout, std::move(parts),
-      [h = header, shape = std::move(shape), reply = std::move(reply)](
-        std::vector<std::optional<list_offsets_response>> results) mutable {
-        size_t i = 0;
-        for (auto& t : shape.topics)
-          for (auto& p : t.partitions) {
-            auto& r = results[i++];
-            p.error = r ? r->error : error_code::request_timed_out;
-            p.timestamp = r ? r->timestamp : -1;
-            p.offset = r ? r->offset : -1;
-          }
-        reply(frame(h, shape, k::encode_list_offsets_response));
-      });
+    serve_list_offsets(self, header, req, std::move(reply));
+  }
+
+  void operator()(k::offset_for_leader_epoch_request& req) {
+    serve_offset_for_leader_epoch(self, header, req, std::move(reply));
+  }
+
+  void operator()(k::init_producer_id_request& req) {
+    serve_init_producer_id(self, header, req, std::move(reply));
   }
 
   void operator()(k::offset_commit_request& req) {
-    offset_commit_request out;
-    out.group_id = req.group_id;
-    out.generation_id = req.generation_id;
-    out.member_id = req.member_id;
-    for (auto& t : req.topics)
-      for (auto& p : t.partitions)
-        out.partitions.push_back({t.name, p.partition_index, p.committed_offset,
-                                  -1, group_of(p.committed_metadata)});
-    ask_one<offset_commit_response>(
-      sys, ctx.broker, default_timeout, std::move(out), std::move(reply),
-      [h = header](offset_commit_response& res) {
-        k::offset_commit_response out;
-        for (auto& p : res.partitions) {
-          if (out.topics.empty() || out.topics.back().name != p.topic)
-            out.topics.push_back({p.topic, {}});
-          out.topics.back().partitions.push_back({p.partition, p.error});
-        }
-        return frame(h, out, k::encode_offset_commit_response);
-      });
+    serve_offset_commit(self, header, req, std::move(reply));
   }
 
   void operator()(k::offset_fetch_request& req) {
-    offset_fetch_request out;
-    out.group_id = req.group_id;
-    if (req.topics)
-      for (auto& t : *req.topics)
-        for (auto p : t.partition_indexes)
-          out.partitions.push_back({t.name, p});
-    auto requested = out.partitions;
-    ask_one<offset_fetch_response>(
-      sys, ctx.broker, default_timeout, std::move(out), std::move(reply),
-      [h = header, requested](offset_fetch_response& res) {
-        // v1 has no top-level error: a group-wide one goes to every
-        // requested partition, as Kafka's v1 responses carry it.
-        if (res.error != error_code::none && res.partitions.empty())
-          for (auto& tp : requested)
-            res.partitions.push_back(
-              {tp.topic, tp.partition, -1, -1, {}, res.error});
-        k::offset_fetch_response out;
-        for (auto& p : res.partitions) {
-          if (out.topics.empty() || out.topics.back().name != p.topic)
-            out.topics.push_back({p.topic, {}});
-          out.topics.back().partitions.push_back(
-            {p.partition, p.offset, p.metadata, p.error});
-        }
-        return frame(h, out, k::encode_offset_fetch_response);
-      });
+    serve_offset_fetch(self, header, req, std::move(reply));
   }
 
   void operator()(k::find_coordinator_request& req) {
-    ask_one<find_coordinator_response>(
-      sys, ctx.broker, default_timeout, find_coordinator_request{req.key},
-      std::move(reply), [h = header](find_coordinator_response& res) {
-        k::find_coordinator_response out{res.error, res.node_id, res.host,
-                                         res.port};
-        return frame(h, out, k::encode_find_coordinator_response);
-      });
+    serve_find_coordinator(self, header, req, std::move(reply));
   }
 
   void operator()(k::join_group_request& req) {
-    join_group_request out;
-    out.group_id = req.group_id;
-    out.session_timeout_ms = req.session_timeout_ms;
-    out.rebalance_timeout_ms = req.rebalance_timeout_ms;
-    out.member_id = req.member_id;
-    out.protocol_type = req.protocol_type;
-    for (auto& p : req.protocols)
-      out.protocols.push_back({p.name, p.metadata});
-    out.client_id = group_of(header.client_id);
-    out.client_host = ctx.client_host;
-    // KIP-394's MEMBER_ID_REQUIRED starts at JoinGroup v4.
-    out.require_known_member_id = false;
-    // The coordinator parks the request up to the rebalance timeout.
-    auto wait = std::max(req.rebalance_timeout_ms, req.session_timeout_ms);
-    auto timeout = milliseconds{std::max(wait, 0)} + default_timeout;
-    ask_one<join_group_response>(
-      sys, ctx.broker, timeout, std::move(out), std::move(reply),
-      [h = header](join_group_response& res) {
-        k::join_group_response out;
-        out.error = res.error;
-        out.generation_id = res.generation_id;
-        out.protocol_name = res.protocol_name;
-        out.leader = res.leader;
-        out.member_id = res.member_id;
-        for (auto& m : res.members)
-          out.members.push_back({m.member_id, m.metadata});
-        return frame(h, out, k::encode_join_group_response);
-      });
-  }
-
-  void operator()(k::heartbeat_request& req) {
-    heartbeat_request out;
-    out.group_id = req.group_id;
-    out.generation_id = req.generation_id;
-    out.member_id = req.member_id;
-    ask_one<heartbeat_response>(
-      sys, ctx.broker, default_timeout, std::move(out), std::move(reply),
-      [h = header](heartbeat_response& res) {
-        return frame(h, k::heartbeat_response{res.error},
-                     k::encode_heartbeat_response);
-      });
-  }
-
-  void operator()(k::leave_group_request& req) {
-    leave_group_request out;
-    out.group_id = req.group_id;
-    out.members.push_back({req.member_id, {}});
-    ask_one<leave_group_response>(
-      sys, ctx.broker, default_timeout, std::move(out), std::move(reply),
-      [h = header](leave_group_response& res) {
-        auto e = res.error;
-        if (e == error_code::none && !res.members.empty())
-          e = res.members.front().error;
-        return frame(h, k::leave_group_response{e},
-                     k::encode_leave_group_response);
-      });
+    serve_join_group(self, header, req, std::move(reply));
   }
 
   void operator()(k::sync_group_request& req) {
-    sync_group_request out;
-    out.group_id = req.group_id;
-    out.generation_id = req.generation_id;
-    out.member_id = req.member_id;
-    for (auto& a : req.assignments)
-      out.assignments.push_back({a.member_id, a.assignment});
-    ask_one<sync_group_response>(
-      sys, ctx.broker, default_timeout + slack, std::move(out),
-      std::move(reply), [h = header](sync_group_response& res) {
-        return frame(h, k::sync_group_response{res.error, res.assignment},
-                     k::encode_sync_group_response);
-      });
+    serve_sync_group(self, header, req, std::move(reply));
+  }
+
+  void operator()(k::heartbeat_request& req) {
+    serve_heartbeat(self, header, req, std::move(reply));
+  }
+
+  void operator()(k::leave_group_request& req) {
+    serve_leave_group(self, header, req, std::move(reply));
   }
 
   void operator()(k::describe_groups_request& req) {
-    ask_one<describe_groups_response>(
-      sys, ctx.broker, default_timeout, describe_groups_request{req.groups},
-      std::move(reply), [h = header](describe_groups_response& res) {
-        k::describe_groups_response out;
-        for (auto& g : res.groups) {
-          k::described_group dg;
-          dg.error = g.error;
-          dg.group_id = g.group_id;
-          dg.group_state = g.state;
-          dg.protocol_type = g.protocol_type;
-          dg.protocol_data = g.protocol_data;
-          for (auto& m : g.members)
-            dg.members.push_back({m.member_id, m.client_id, m.client_host,
-                                  m.metadata, m.assignment});
-          out.groups.push_back(std::move(dg));
-        }
-        return frame(h, out, k::encode_describe_groups_response);
-      });
+    serve_describe_groups(self, header, req, std::move(reply));
   }
 
-  void operator()(k::list_groups_request&) {
-    ask_one<list_groups_response>(
-      sys, ctx.broker, default_timeout, list_groups_request{}, std::move(reply),
-      [h = header](list_groups_response& res) {
-        k::list_groups_response out;
-        out.error = res.error;
-        for (auto& g : res.groups)
-          out.groups.push_back({g.group_id, g.protocol_type});
-        return frame(h, out, k::encode_list_groups_response);
-      });
+  void operator()(k::list_groups_request& req) {
+    serve_list_groups(self, header, req, std::move(reply));
   }
 
   void operator()(k::create_topics_request& req) {
-    if (req.validate_only) {
-      // Not supported yet: answer without creating, naming why.
-      k::create_topics_response out;
-      for (auto& t : req.topics)
-        out.topics.push_back({t.name, error_code::invalid_request,
-                              std::string{"validate_only is not supported"}});
-      reply(frame(header, out, k::encode_create_topics_response));
-      return;
-    }
-    create_topics_request out;
-    for (auto& t : req.topics)
-      out.topics.push_back({t.name, t.num_partitions, t.replication_factor});
-    ask_one<create_topics_response>(
-      sys, ctx.broker, default_timeout, std::move(out), std::move(reply),
-      [h = header](create_topics_response& res) {
-        k::create_topics_response out;
-        for (auto& t : res.topics) {
-          std::optional<std::string> message;
-          if (!t.message.empty())
-            message = t.message;
-          out.topics.push_back({t.name, t.error, std::move(message)});
-        }
-        return frame(h, out, k::encode_create_topics_response);
-      });
+    serve_create_topics(self, header, req, std::move(reply));
   }
 
-  /// APIs the codec decodes but the listener does not serve yet; the
+  void operator()(k::delete_topics_request& req) {
+    serve_delete_topics(self, header, req, std::move(reply));
+  }
+
+  void operator()(k::describe_configs_request& req) {
+    serve_describe_configs(self, header, req, std::move(reply));
+  }
+
+  void operator()(k::describe_cluster_request& req) {
+    serve_describe_cluster(self, header, req, std::move(reply));
+  }
+
+  /// APIs the codec decodes but the listener does not serve; the
   /// connection refuses them before they get here.
   template <class Request>
   void operator()(Request&) {
@@ -445,22 +130,49 @@ struct handler {
 
 } // namespace
 
+// -- the session's topic ids ----------------------------------------------------
+
+namespace kafka_handlers {
+
+void remember_topics(kafka_session_state& st, const metadata_response& res,
+                     bool every_topic) {
+  if (every_topic)
+    st.topic_names.clear();
+  for (auto& t : res.topics)
+    if (t.error == error_code::none && !t.topic_id.is_zero())
+      st.topic_names[t.topic_id] = t.name;
+}
+
+void with_topic_names(kafka_session_ptr self, const std::vector<uuid>& ids,
+                      std::function<void()> then) {
+  auto& names = self->state.topic_names;
+  bool known = std::all_of(ids.begin(), ids.end(), [&](const uuid& id) {
+    return id.is_zero() || names.count(id) > 0;
+  });
+  if (known) {
+    then();
+    return;
+  }
+  self->request(self->state.ctx.broker, default_timeout, metadata_request{})
+    .then(
+      [self, then](metadata_response& res) {
+        remember_topics(self->state, res, true);
+        then();
+      },
+      [then](caf::error&) { then(); });
+}
+
+} // namespace kafka_handlers
+
+// -- the served table -----------------------------------------------------------
+
 const std::vector<kafka::api_version>& kafka_listener_versions() {
-  using k::api_key;
   static const std::vector<kafka::api_version> table = [] {
-    auto v = [](api_key key, int16_t min, int16_t max) {
-      return kafka::api_version{static_cast<int16_t>(key), min, max};
-    };
-    return std::vector<kafka::api_version>{
-      v(api_key::produce, 3, 3),          v(api_key::fetch, 4, 4),
-      v(api_key::list_offsets, 1, 1),     v(api_key::metadata, 1, 1),
-      v(api_key::offset_commit, 2, 2),    v(api_key::offset_fetch, 1, 1),
-      v(api_key::find_coordinator, 0, 0), v(api_key::join_group, 0, 1),
-      v(api_key::heartbeat, 0, 0),        v(api_key::leave_group, 0, 0),
-      v(api_key::sync_group, 0, 0),       v(api_key::describe_groups, 0, 0),
-      v(api_key::list_groups, 0, 0),      v(api_key::api_versions, 0, 2),
-      v(api_key::create_topics, 0, 1),
-    };
+    std::vector<kafka::api_version> served;
+    for (auto& api : kafka::supported_versions())
+      if (has_handler(api.api_key))
+        served.push_back(api);
+    return served;
   }();
   return table;
 }
@@ -472,11 +184,10 @@ bool kafka_listener_serves(int16_t api_key, int16_t api_version) noexcept {
   return false;
 }
 
-void handle_kafka_request(caf::actor_system& sys,
-                          const kafka_request_context& ctx,
+void handle_kafka_request(kafka_session_ptr self,
                           const kafka::request_header& header,
                           kafka::request_body body, kafka_reply_fn reply) {
-  std::visit(handler{sys, ctx, header, std::move(reply)}, body);
+  std::visit(handler{self, header, std::move(reply)}, body);
 }
 
 } // namespace troupe

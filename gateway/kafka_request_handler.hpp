@@ -2,16 +2,19 @@
 
 // Turns one decoded Kafka request into requests to a broker actor and its
 // answers into one encoded response frame. No networking: the connection
-// hands a request in and gets a reply back through a callback, called once,
-// from a CAF worker thread.
+// hands a request to its session (gateway/kafka_session, one long-lived
+// actor per connection), whose handler asks the broker and gives the reply
+// back through a callback, called once, from a CAF worker thread.
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <caf/fwd.hpp>
 
+#include "domain/cluster_config.hpp"
 #include "domain/kafka/protocol.hpp"
 #include "messages/interfaces.hpp"
 
@@ -36,22 +39,29 @@ using kafka_reply_fn = std::function<void(kafka_reply)>;
 /// What the handler needs to know about the broker it serves.
 struct kafka_request_context {
   broker_actor broker;
-  /// auto.create.topics.enable: Metadata v1 auto-creates unknown topics.
+  /// The broker's id (DescribeConfigs names brokers by it).
+  int32_t broker_id = 0;
+  /// auto.create.topics.enable: Metadata auto-creates unknown topics.
   bool auto_create_topics = true;
+  /// The node's settings, for DescribeConfigs and CreateTopics' answers.
+  std::shared_ptr<const cluster_config> config;
   std::string client_host;
 };
 
-/// The APIs and versions the listener serves and advertises: a subset of
-/// what the codec speaks (kafka::supported_versions()), the non-flexible
-/// versions librdkafka 2.0.2 and kafkajs need.
+/// The APIs and versions the listener serves and advertises: every version
+/// the codec speaks (kafka::supported_versions()) of every API that has a
+/// handler.
 const std::vector<kafka::api_version>& kafka_listener_versions();
 
 /// True when kafka_listener_versions() lists the key with this version.
 bool kafka_listener_serves(int16_t api_key, int16_t api_version) noexcept;
 
-/// Answers `body` (decoded with `header`) through `reply`, asynchronously.
-void handle_kafka_request(caf::actor_system& sys,
-                          const kafka_request_context& ctx,
+/// The per-connection state of a session actor (gateway/kafka_handlers.hpp).
+struct kafka_session_state;
+
+/// Answers `body` (decoded with `header`) through `reply`, asynchronously,
+/// from inside the connection's session actor.
+void handle_kafka_request(caf::stateful_actor<kafka_session_state>* self,
                           const kafka::request_header& header,
                           kafka::request_body body, kafka_reply_fn reply);
 

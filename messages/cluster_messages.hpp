@@ -77,6 +77,9 @@ struct metadata_response {
   std::vector<topic_metadata> topics;
   /// The broker Kafka clients are told is the controller (-1: none).
   int32_t controller_id = -1;
+  /// Kafka's cluster id (a Uuid's string); empty when the controller has
+  /// none.
+  std::string cluster_id{};
 };
 
 struct new_topic {
@@ -420,7 +423,7 @@ typename Inspector::result_type inspect(Inspector& f, topic_metadata& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, metadata_response& x) {
-  return f(x.brokers, x.topics, x.controller_id);
+  return f(x.brokers, x.topics, x.controller_id, x.cluster_id);
 }
 
 template <class Inspector>

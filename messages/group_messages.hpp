@@ -160,6 +160,10 @@ struct offset_fetch_request {
   std::string group_id;
   /// Empty: every partition the group has committed.
   std::vector<topic_partition> partitions;
+  /// OffsetFetch v9 (KIP-848): a consumer group member's id and epoch,
+  /// checked by its group; empty and -1 otherwise.
+  std::string member_id{};
+  int32_t member_epoch = -1;
 };
 
 struct offset_fetch_partition {
@@ -219,6 +223,9 @@ struct listed_group {
   std::string group_id;
   std::string protocol_type;
   std::string state;
+  /// ListGroups v5's group type: "classic" or "consumer" (KIP-848); empty
+  /// reads as "classic".
+  std::string group_type{};
 };
 
 struct list_groups_response {
@@ -324,7 +331,7 @@ typename Inspector::result_type inspect(Inspector& f,
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, offset_fetch_request& x) {
-  return f(x.group_id, x.partitions);
+  return f(x.group_id, x.partitions, x.member_id, x.member_epoch);
 }
 
 template <class Inspector>
@@ -370,7 +377,7 @@ typename Inspector::result_type inspect(Inspector& f, list_groups_request& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, listed_group& x) {
-  return f(x.group_id, x.protocol_type, x.state);
+  return f(x.group_id, x.protocol_type, x.state, x.group_type);
 }
 
 template <class Inspector>

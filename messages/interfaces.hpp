@@ -61,6 +61,19 @@ using controller_actor = caf::typed_actor<
   caf::replies_to<broker_status_change>::with<leadership_update>,
   caf::reacts_to<cluster_peers>>;
 
+/// What the admin APIs ask of a controller beyond controller_actor:
+/// DeleteTopics and blocks of producer ids. The embedded controller speaks
+/// it; brokers reach it through their controller_actor handle, and a
+/// controller that does not speak it answers them with an error.
+using admin_controller_actor = caf::typed_actor<
+  caf::replies_to<delete_topics_request>::with<delete_topics_response>,
+  caf::replies_to<allocate_producer_ids_request>::with<
+    allocate_producer_ids_response>>;
+
+/// The embedded node's controller (actors/controller).
+using embedded_controller_actor =
+  controller_actor::extend_with<admin_controller_actor>;
+
 /// Produce, fetch and the replicas' offsets, as a broker and each of its
 /// partition replicas speak them.
 #define TROUPE_PARTITION_PROTOCOL                                              \
@@ -88,7 +101,10 @@ using broker_actor = caf::typed_actor<
   caf::replies_to<create_topics_request>::with<create_topics_response>,
   caf::replies_to<describe_groups_request>::with<describe_groups_response>,
   caf::replies_to<list_groups_request>::with<list_groups_response>,
-  caf::reacts_to<cluster_peers>, caf::reacts_to<leadership_update>>;
+  caf::reacts_to<cluster_peers>, caf::reacts_to<leadership_update>,
+  caf::replies_to<delete_topics_request>::with<delete_topics_response>,
+  caf::replies_to<init_producer_id_request>::with<init_producer_id_response>,
+  caf::reacts_to<topic_deletion>>;
 
 /// A node's ZooKeeper session (actors/zookeeper_session).
 using zookeeper_session_actor =
@@ -128,7 +144,7 @@ using log_manager_actor = caf::typed_actor<
   caf::replies_to<log_epoch_request>::with<log_epoch_response>,
   caf::replies_to<log_diverge_request>::with<log_epoch_response>,
   caf::replies_to<list_offsets_request>::with<list_offsets_response>,
-  caf::reacts_to<log_maintenance_tick>>;
+  caf::reacts_to<log_maintenance_tick>, caf::reacts_to<log_delete_request>>;
 
 /// Receives a consumer's or a group's events.
 using event_listener_actor =

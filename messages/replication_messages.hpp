@@ -29,6 +29,9 @@ struct produce_response {
   /// Offset of the batch's first record; -1 on error and for acks=0.
   int64_t base_offset = -1;
   int64_t log_start_offset = -1;
+  /// Why, for the errors Kafka explains (Produce v8+ ErrorMessage):
+  /// OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, INVALID_RECORD.
+  std::string error_message{};
 };
 
 /// Kafka's Fetch for one partition, from a consumer (replica_id -1) or a
@@ -60,12 +63,24 @@ struct fetch_response {
 struct list_offsets_request {
   topic_partition partition;
   int64_t timestamp = -1;
+  /// The leader epoch the client believes current (-1: unchecked), as
+  /// ListOffsets v4+ (KIP-320).
+  int32_t current_leader_epoch = -1;
 };
+
+/// Kafka's special timestamps beyond latest and earliest: the record with
+/// the largest timestamp (KIP-734), the earliest local offset (KIP-405) and
+/// the latest tiered one (KIP-1005); troupe has no tiered storage.
+constexpr int64_t max_timestamp_lookup = -3;
+constexpr int64_t earliest_local_timestamp = -4;
+constexpr int64_t latest_tiered_timestamp = -5;
 
 struct list_offsets_response {
   error_code error = error_code::none;
   int64_t timestamp = -1;
   int64_t offset = -1;
+  /// The leader epoch of the offset found (-1: unknown), ListOffsets v4+.
+  int32_t leader_epoch = -1;
 };
 
 /// Kafka's OffsetsForLeaderEpoch: a follower asks the leader where its own
@@ -176,7 +191,7 @@ typename Inspector::result_type inspect(Inspector& f, produce_request& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, produce_response& x) {
-  return f(x.error, x.base_offset, x.log_start_offset);
+  return f(x.error, x.base_offset, x.log_start_offset, x.error_message);
 }
 
 template <class Inspector>
@@ -193,13 +208,13 @@ typename Inspector::result_type inspect(Inspector& f, fetch_response& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, list_offsets_request& x) {
-  return f(x.partition, x.timestamp);
+  return f(x.partition, x.timestamp, x.current_leader_epoch);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f,
                                         list_offsets_response& x) {
-  return f(x.error, x.timestamp, x.offset);
+  return f(x.error, x.timestamp, x.offset, x.leader_epoch);
 }
 
 template <class Inspector>

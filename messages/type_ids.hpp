@@ -7,6 +7,7 @@
 
 #include <caf/type_id.hpp>
 
+#include "messages/admin_messages.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/consumer_group_messages.hpp"
 #include "messages/group_messages.hpp"
@@ -134,6 +135,16 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::consumer_seek))
   CAF_ADD_TYPE_ID(troupe, (troupe::consumer_positions_request))
   CAF_ADD_TYPE_ID(troupe, (troupe::consumer_positions))
+
+  // -- admin: topic deletion, producer ids
+  CAF_ADD_TYPE_ID(troupe, (troupe::delete_topics_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::delete_topics_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::topic_deletion))
+  CAF_ADD_TYPE_ID(troupe, (troupe::log_delete_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::init_producer_id_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::init_producer_id_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::allocate_producer_ids_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::allocate_producer_ids_response))
 
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on

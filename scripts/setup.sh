@@ -22,9 +22,10 @@ packages=(
   zookeeper             # cluster metadata server (3.8), started by the tests
   libzookeeper-mt-dev   # ZooKeeper's C client (cluster/zookeeper_client)
   nlohmann-json3-dev    # Kafka's znode JSON (domain/zookeeper)
-  python3-confluent-kafka # multi-process cluster tests: librdkafka producer/consumer
+  python3-confluent-kafka # cluster tests, tests/kafka/python_clients_test.py
   python3-kazoo         # cluster tests and scripts/cluster.sh read ZooKeeper
   iproute2              # cluster tests: network namespaces (ip netns)
+  python3-kafka         # kafka-python client test (tests/kafka)
 )
 
 missing=()

@@ -34,6 +34,9 @@ bool write_all(int fd, const std::string& data) {
 proto::ClusterMetadata to_proto(const cluster_metadata& m, uint64_t version) {
   proto::ClusterMetadata out;
   out.set_version(version);
+  out.set_cluster_id_high(m.cluster_id().high);
+  out.set_cluster_id_low(m.cluster_id().low);
+  out.set_next_producer_id(m.next_producer_id());
   for (auto& [id, alive] : m.brokers()) {
     auto b = out.add_brokers();
     b->set_id(id);
@@ -79,8 +82,11 @@ cluster_metadata from_proto(const proto::ClusterMetadata& in) {
       partitions.push_back(std::move(p));
     }
   }
-  return cluster_metadata::restore(std::move(brokers), std::move(topics),
-                                   std::move(ids));
+  auto m = cluster_metadata::restore(std::move(brokers), std::move(topics),
+                                     std::move(ids));
+  m.set_cluster_id(uuid{in.cluster_id_high(), in.cluster_id_low()});
+  m.set_next_producer_id(in.next_producer_id());
+  return m;
 }
 
 } // namespace

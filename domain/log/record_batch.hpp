@@ -38,6 +38,10 @@ constexpr size_t header_size = 61;
 constexpr int8_t current_magic = 2;
 /// attributes bits 0-2: none, gzip, snappy, lz4, zstd.
 constexpr int16_t compression_mask = 0x07;
+/// attributes bit 4: part of a transaction; bit 5: a control batch
+/// (transaction markers).
+constexpr int16_t transactional_flag = 0x10;
+constexpr int16_t control_flag = 0x20;
 
 } // namespace batch_layout
 

@@ -1,6 +1,7 @@
 #include "domain/replication/cluster_metadata.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "domain/topic_name.hpp"
 
@@ -195,6 +196,30 @@ std::vector<topic_partition> changed_partitions(const cluster_metadata& before,
     }
   }
   return out;
+}
+
+error_code cluster_metadata::delete_topic(const std::string& name) {
+  if (topics_.erase(name) == 0)
+    return error_code::unknown_topic_or_partition;
+  topic_ids_.erase(name);
+  return error_code::none;
+}
+
+std::string cluster_metadata::topic_name(const uuid& id) const {
+  if (id.is_zero())
+    return {};
+  for (auto& [name, topic_id] : topic_ids_)
+    if (topic_id == id && topics_.count(name))
+      return name;
+  return {};
+}
+
+int64_t cluster_metadata::allocate_producer_ids(int32_t count) {
+  if (count <= 0 || next_producer_id_ > INT64_MAX - count)
+    return -1;
+  auto first = next_producer_id_;
+  next_producer_id_ += count;
+  return first;
 }
 
 uuid cluster_metadata::topic_id(const std::string& name) const {

@@ -115,6 +115,37 @@ public:
     return topic_ids_;
   }
 
+  /// Removes the topic, its partitions and its id (Kafka's deleteTopic):
+  /// UNKNOWN_TOPIC_OR_PARTITION when there is none.
+  error_code delete_topic(const std::string& name);
+
+  /// The topic named by this id; empty when none is.
+  std::string topic_name(const uuid& id) const;
+
+  // -- the cluster ---------------------------------------------------------------
+
+  /// Kafka's cluster id (a Uuid); zero until the controller picks one.
+  uuid cluster_id() const noexcept {
+    return cluster_id_;
+  }
+  void set_cluster_id(uuid id) noexcept {
+    cluster_id_ = id;
+  }
+
+  /// Kafka's ProducerIdControlManager: the next unallocated producer id.
+  /// Blocks are handed out in ascending order and never again, so the
+  /// value is persisted with the metadata.
+  int64_t next_producer_id() const noexcept {
+    return next_producer_id_;
+  }
+  void set_next_producer_id(int64_t id) noexcept {
+    next_producer_id_ = id;
+  }
+
+  /// The first id of the next block of `count` producer ids; -1 when the
+  /// ids are exhausted.
+  int64_t allocate_producer_ids(int32_t count);
+
   // -- ISR changes (Kafka's AlterIsr) --------------------------------------------
 
   /// The leader asks to store `isr`. Refused with NOT_LEADER_OR_FOLLOWER when
@@ -139,6 +170,8 @@ private:
   std::map<int32_t, bool> brokers_;
   std::map<std::string, std::vector<partition_state>> topics_;
   std::map<std::string, uuid> topic_ids_;
+  uuid cluster_id_;
+  int64_t next_producer_id_ = 0;
 };
 
 /// Partitions whose state differs between two versions of the metadata, or

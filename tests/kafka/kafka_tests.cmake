@@ -68,3 +68,28 @@ if(CLANGXX_EXECUTABLE)
     "kafka: libFuzzer frame and RecordBatch decoders, 10 s each"
     PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
 endif()
+
+# Kafka's Python clients: Debian's kafka-python (its own protocol code) and
+# confluent-kafka-python (librdkafka), with /usr/bin/python3, which loads
+# Debian's packages (scripts/setup.sh installs them). Each case starts its
+# own `troupe serve` on free ports.
+find_program(DEBIAN_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(DEBIAN_PYTHON3)
+  set(_py ${CMAKE_SOURCE_DIR}/tests/kafka/python_clients_test.py)
+  foreach(_client IN ITEMS kafka-python confluent)
+    foreach(_case IN ITEMS
+        "admin|the admin client creates a topic"
+        "produce|a producer with acks=all gets every record acknowledged"
+        "group|three consumers in one group split the partitions, one closes and the others take over, a new one resumes from the committed offsets")
+      string(FIND "${_case}" "|" _bar)
+      string(SUBSTRING "${_case}" 0 ${_bar} _name)
+      math(EXPR _bar "${_bar} + 1")
+      string(SUBSTRING "${_case}" ${_bar} -1 _what)
+      set(_test "kafka: ${_client}: ${_what}")
+      add_test(NAME "${_test}"
+               COMMAND ${DEBIAN_PYTHON3} ${_py} $<TARGET_FILE:troupe>
+                       ${_client} ${_name})
+      set_tests_properties("${_test}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
+    endforeach()
+  endforeach()
+endif()

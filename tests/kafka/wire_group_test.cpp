@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "domain/kafka/protocol.hpp"
+#include "domain/log/record_batch.hpp"
 
 namespace k = troupe::kafka;
 using troupe::error_code;
@@ -717,14 +719,15 @@ TEST_CASE("an unsupported version is refused") {
     expect_closed_or_error(c, 12, 9);
   }
   {
-    // ApiVersions v3 is answered in the v0 layout with UNSUPPORTED_VERSION.
+    // ApiVersions v5 (newer than Kafka 4.0's) is answered in the v0 layout
+    // with UNSUPPORTED_VERSION.
     connection c{the_server().port()};
     REQUIRE(c.ok());
-    REQUIRE(c.send_raw(raw_request(18, 3, {})));
+    REQUIRE(c.send_raw(raw_request(18, 5, {})));
     k::bytes buf;
     REQUIRE(c.read_frame(buf) == read_result::frame);
     k::reader in{buf};
-    auto header = k::decode_response_header(in, 18, 3);
+    auto header = k::decode_response_header(in, 18, 5);
     REQUIRE(header);
     CHECK(header->correlation_id == 7);
     auto res = k::decode_api_versions_response(in, 0);
@@ -793,6 +796,444 @@ TEST_CASE("pipelined requests are answered in request order") {
     auto header = k::decode_response_header(in, 3, 1);
     REQUIRE(header);
     CHECK(header->correlation_id == correlation);
+  }
+  CHECK(still_serving());
+}
+
+// -- every version, flexible ones included ----------------------------------------
+
+namespace {
+
+/// A topic created with CreateTopics v7 (flexible); its id.
+k::uuid create_topic(connection& c, const std::string& name,
+                     int32_t partitions = 3) {
+  k::create_topics_request req;
+  req.topics.push_back({name, partitions, 3, {}, {}});
+  req.timeout_ms = 30000;
+  auto res = c.call<k::create_topics_response>(
+    k::api_key::create_topics, 7, req, k::encode_create_topics_request,
+    k::decode_create_topics_response);
+  REQUIRE(res.topics.size() == 1);
+  INFO(res.topics[0].error_message.value_or(""));
+  REQUIRE(res.topics[0].error == error_code::none);
+  CHECK(res.topics[0].num_partitions == partitions);
+  CHECK(res.topics[0].replication_factor == 3);
+  REQUIRE(res.topics[0].configs);
+  CHECK_FALSE(res.topics[0].configs->empty());
+  CHECK_FALSE(res.topics[0].topic_id.is_zero());
+  return res.topics[0].topic_id;
+}
+
+/// Metadata v12 (flexible) for one topic by name, no auto-creation.
+k::metadata_response metadata_of(connection& c, const std::string& name) {
+  k::metadata_request req;
+  req.topics = std::vector<k::metadata_request_topic>{{{}, name}};
+  req.allow_auto_topic_creation = false;
+  return c.call<k::metadata_response>(k::api_key::metadata, 12, req,
+                                      k::encode_metadata_request,
+                                      k::decode_metadata_response);
+}
+
+/// Waits until every partition of `name` has a leader; its metadata then.
+k::metadata_topic await_leaders(connection& c, const std::string& name) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto md = metadata_of(c, name);
+    REQUIRE(md.topics.size() == 1);
+    auto& t = md.topics[0];
+    bool led = t.error == error_code::none && !t.partitions.empty()
+               && std::all_of(t.partitions.begin(), t.partitions.end(),
+                              [](auto& p) { return p.leader_id >= 0; });
+    if (led)
+      return t;
+    std::this_thread::sleep_for(100ms);
+  }
+  FAIL("no leaders for " << name);
+  return {};
+}
+
+/// The leader's port of partition 0 of `t`.
+int leader_port(const k::metadata_topic& t) {
+  for (auto& p : t.partitions)
+    if (p.partition_index == 0)
+      return the_server().port() + p.leader_id;
+  FAIL("no partition 0");
+  return -1;
+}
+
+/// Waits until the leader of partition 0 of `t` serves it: the metadata
+/// names a leader as soon as the controller elects it, before that
+/// broker's replica has taken the role (a client retries
+/// NOT_LEADER_OR_FOLLOWER meanwhile).
+void await_leader_serving(const k::metadata_topic& t) {
+  connection c{leader_port(t)};
+  REQUIRE(c.ok());
+  k::list_offsets_request req;
+  req.topics = {{*t.name, {{0, k::latest_timestamp, -1}}}};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto res = c.call<k::list_offsets_response>(
+      k::api_key::list_offsets, 7, req, k::encode_list_offsets_request,
+      k::decode_list_offsets_response);
+    REQUIRE(res.topics.size() == 1);
+    if (res.topics[0].partitions.at(0).error == error_code::none)
+      return;
+    std::this_thread::sleep_for(100ms);
+  }
+  FAIL("the leader of " << *t.name << "-0 never served it");
+}
+
+} // namespace
+
+TEST_CASE("ApiVersions v3 lists every version from Kafka 4.0's baseline to "
+          "its newest, flexible ones included") {
+  connection c{the_server().port()};
+  REQUIRE(c.ok());
+  k::api_versions_request req{"troupe-wire-test", "1.0"};
+  auto res = c.call<k::api_versions_response>(k::api_key::api_versions, 3, req,
+                                              k::encode_api_versions_request,
+                                              k::decode_api_versions_response);
+  REQUIRE(res.error == error_code::none);
+  auto max_of = [&](k::api_key key) {
+    for (auto& a : res.api_keys)
+      if (a.api_key == static_cast<int16_t>(key))
+        return a.max_version;
+    return int16_t{-1};
+  };
+  CHECK(max_of(k::api_key::produce) == 12);
+  CHECK(max_of(k::api_key::fetch) == 17);
+  CHECK(max_of(k::api_key::metadata) == 13);
+  CHECK(max_of(k::api_key::join_group) == 9);
+  CHECK(max_of(k::api_key::delete_topics) == 6);
+  CHECK(max_of(k::api_key::init_producer_id) == 5);
+  CHECK(max_of(k::api_key::describe_cluster) == 2);
+  // A client software name outside KIP-511's pattern is INVALID_REQUEST.
+  auto bad = c.call<k::api_versions_response>(
+    k::api_key::api_versions, 3, k::api_versions_request{"-bad", "1"},
+    k::encode_api_versions_request, k::decode_api_versions_response);
+  CHECK(bad.error == error_code::invalid_request);
+}
+
+TEST_CASE("DeleteTopics removes a topic by id and by name; unknown ones get "
+          "UNKNOWN_TOPIC_ID and UNKNOWN_TOPIC_OR_PARTITION") {
+  connection c{the_server().port()};
+  REQUIRE(c.ok());
+  auto id = create_topic(c, "wire-delete-by-id");
+  create_topic(c, "wire-delete-by-name");
+  // Metadata v12 finds the topic by its id.
+  k::metadata_request by_id;
+  by_id.topics = std::vector<k::metadata_request_topic>{{id, std::nullopt}};
+  auto md = c.call<k::metadata_response>(k::api_key::metadata, 12, by_id,
+                                         k::encode_metadata_request,
+                                         k::decode_metadata_response);
+  REQUIRE(md.topics.size() == 1);
+  CHECK(md.topics[0].name == "wire-delete-by-id");
+  CHECK(md.cluster_id);
+  k::delete_topics_request del;
+  del.topics = {{std::nullopt, id},
+                {std::string{"wire-delete-by-name"}, {}},
+                {std::nullopt, k::uuid{7, 7}}};
+  del.timeout_ms = 30000;
+  auto res = c.call<k::delete_topics_response>(
+    k::api_key::delete_topics, 6, del, k::encode_delete_topics_request,
+    k::decode_delete_topics_response);
+  REQUIRE(res.responses.size() == 3);
+  CHECK(res.responses[0].error == error_code::none);
+  CHECK(res.responses[0].name == "wire-delete-by-id");
+  CHECK(res.responses[1].error == error_code::none);
+  CHECK(res.responses[2].error == error_code::unknown_topic_id);
+  CHECK_FALSE(res.responses[2].name);
+  CHECK(metadata_of(c, "wire-delete-by-id").topics.at(0).error
+        == error_code::unknown_topic_or_partition);
+  auto gone = c.call<k::metadata_response>(k::api_key::metadata, 12, by_id,
+                                           k::encode_metadata_request,
+                                           k::decode_metadata_response);
+  REQUIRE(gone.topics.size() == 1);
+  CHECK(gone.topics[0].error == error_code::unknown_topic_id);
+  // v5: by name only.
+  k::delete_topics_request old;
+  old.topic_names = {"wire-never-created"};
+  auto res5 = c.call<k::delete_topics_response>(
+    k::api_key::delete_topics, 5, old, k::encode_delete_topics_request,
+    k::decode_delete_topics_response);
+  REQUIRE(res5.responses.size() == 1);
+  CHECK(res5.responses[0].error == error_code::unknown_topic_or_partition);
+}
+
+TEST_CASE("DescribeConfigs answers a topic's and a broker's settings by "
+          "Kafka's names, read-only; unknown resources as Kafka does") {
+  connection c{the_server().port()};
+  REQUIRE(c.ok());
+  create_topic(c, "wire-configs");
+  k::describe_configs_request req;
+  req.resources = {
+    {k::config_resource_topic, "wire-configs", std::nullopt},
+    {k::config_resource_broker, "0",
+     std::vector<std::string>{"broker.id", "num.partitions"}},
+    {k::config_resource_broker, "7", std::nullopt},
+    {k::config_resource_topic, "wire-no-such-topic", std::nullopt},
+    {99, "x", std::nullopt}};
+  req.include_synonyms = true;
+  auto res = c.call<k::describe_configs_response>(
+    k::api_key::describe_configs, 4, req, k::encode_describe_configs_request,
+    k::decode_describe_configs_response);
+  REQUIRE(res.results.size() == 5);
+  auto value = [](const k::describe_configs_result& r, const std::string& n) {
+    for (auto& e : r.configs)
+      if (e.name == n) {
+        CHECK(e.read_only);
+        return e.value.value_or("null");
+      }
+    return std::string{"missing"};
+  };
+  CHECK(res.results[0].error == error_code::none);
+  CHECK(value(res.results[0], "retention.ms") == "604800000");
+  CHECK(value(res.results[0], "cleanup.policy") == "delete");
+  CHECK(res.results[1].error == error_code::none);
+  CHECK(res.results[1].configs.size() == 2);
+  CHECK(value(res.results[1], "broker.id") == "0");
+  CHECK(value(res.results[1], "num.partitions") == "3");
+  CHECK(res.results[2].error == error_code::invalid_request);
+  CHECK(res.results[3].error == error_code::unknown_topic_or_partition);
+  CHECK(res.results[4].error == error_code::invalid_request);
+}
+
+TEST_CASE("DescribeCluster lists the brokers, the controller and the "
+          "cluster id; a controller endpoint is MISMATCHED_ENDPOINT_TYPE") {
+  connection c{the_server().port()};
+  REQUIRE(c.ok());
+  k::describe_cluster_request req;
+  req.include_cluster_authorized_operations = true;
+  auto res = c.call<k::describe_cluster_response>(
+    k::api_key::describe_cluster, 1, req, k::encode_describe_cluster_request,
+    k::decode_describe_cluster_response);
+  CHECK(res.error == error_code::none);
+  CHECK(res.brokers.size() == 3);
+  CHECK(res.controller_id >= 0);
+  CHECK(res.cluster_id.size() == 22);
+  CHECK(res.cluster_authorized_operations > 0);
+  // The same cluster id as Metadata's.
+  auto md = metadata_of(c, "__consumer_offsets");
+  CHECK(md.cluster_id == res.cluster_id);
+  req.endpoint_type = k::endpoint_type_controllers;
+  auto wrong = c.call<k::describe_cluster_response>(
+    k::api_key::describe_cluster, 1, req, k::encode_describe_cluster_request,
+    k::decode_describe_cluster_response);
+  CHECK(wrong.error == error_code::mismatched_endpoint_type);
+}
+
+TEST_CASE("InitProducerId hands out producer ids; a retried idempotent "
+          "batch is stored once; transactional ids are refused") {
+  connection c{the_server().port()};
+  REQUIRE(c.ok());
+  auto id = create_topic(c, "wire-idempotent", 1);
+  auto leader = await_leaders(c, "wire-idempotent");
+  await_leader_serving(leader);
+  k::init_producer_id_request init;
+  auto pid = c.call<k::init_producer_id_response>(
+    k::api_key::init_producer_id, 4, init, k::encode_init_producer_id_request,
+    k::decode_init_producer_id_response);
+  REQUIRE(pid.error == error_code::none);
+  CHECK(pid.producer_id >= 0);
+  CHECK(pid.producer_epoch == 0);
+  init.transactional_id = "tx";
+  init.transaction_timeout_ms = 60000;
+  auto tx = c.call<k::init_producer_id_response>(
+    k::api_key::init_producer_id, 5, init, k::encode_init_producer_id_request,
+    k::decode_init_producer_id_response);
+  CHECK(tx.error == error_code::transactional_id_authorization_failed);
+  // Produce v9 (flexible) the same batch twice: one copy, one offset.
+  connection p{leader_port(leader)};
+  REQUIRE(p.ok());
+  troupe::record r{std::nullopt, k::bytes{'x'}, 1000, {}};
+  auto batch =
+    troupe::encode_batch(0, 0, {r, r}, pid.producer_id, pid.producer_epoch, 0);
+  k::produce_request produce;
+  produce.acks = -1;
+  produce.timeout_ms = 30000;
+  produce.topics = {{"wire-idempotent", {{0, batch}}}};
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto res = p.call<k::produce_response>(k::api_key::produce, 9, produce,
+                                           k::encode_produce_request,
+                                           k::decode_produce_response);
+    REQUIRE(res.responses.size() == 1);
+    auto& part = res.responses[0].partitions.at(0);
+    CHECK(part.error == error_code::none);
+    CHECK(part.base_offset == 0);
+  }
+  // A sequence gap is refused with Kafka's message (v8+).
+  auto gap = troupe::encode_batch(0, 0, {r}, pid.producer_id, 0, 9);
+  produce.topics = {{"wire-idempotent", {{0, gap}}}};
+  auto refused = p.call<k::produce_response>(k::api_key::produce, 9, produce,
+                                             k::encode_produce_request,
+                                             k::decode_produce_response);
+  auto& rp = refused.responses.at(0).partitions.at(0);
+  CHECK(rp.error == error_code::out_of_order_sequence_number);
+  CHECK(rp.error_message);
+  // Fetch v17 (by topic id) reads the two records once.
+  k::fetch_request fetch;
+  fetch.max_wait_ms = 100;
+  fetch.min_bytes = 1;
+  fetch.topics = {{"", {{0, 0, 1 << 20}}, id}};
+  auto f = p.call<k::fetch_response>(k::api_key::fetch, 17, fetch,
+                                     k::encode_fetch_request,
+                                     k::decode_fetch_response);
+  REQUIRE(f.responses.size() == 1);
+  CHECK(f.responses[0].topic_id == id);
+  auto& fp = f.responses[0].partitions.at(0);
+  CHECK(fp.error == error_code::none);
+  CHECK(fp.high_watermark == 2);
+  auto records = troupe::decode_records(fp.records.data(), fp.records.size());
+  REQUIRE(records);
+  CHECK(records->size() == 2);
+  // An unknown topic id: UNKNOWN_TOPIC_ID.
+  fetch.topics = {{"", {{0, 0, 1 << 20}}, k::uuid{5, 5}}};
+  auto unknown = p.call<k::fetch_response>(k::api_key::fetch, 17, fetch,
+                                           k::encode_fetch_request,
+                                           k::decode_fetch_response);
+  CHECK(unknown.responses.at(0).partitions.at(0).error
+        == error_code::unknown_topic_id);
+  // An incremental fetch names a session troupe does not have.
+  fetch.session_id = 42;
+  fetch.session_epoch = 1;
+  auto session = p.call<k::fetch_response>(k::api_key::fetch, 17, fetch,
+                                           k::encode_fetch_request,
+                                           k::decode_fetch_response);
+  CHECK(session.error == error_code::fetch_session_id_not_found);
+}
+
+TEST_CASE("a flexible JoinGroup v9 needs a member id first (KIP-394), then "
+          "SyncGroup v5 names the protocol type and name") {
+  const std::string group = "wire-flexible";
+  auto port = coordinator_port(group);
+  member a{port};
+  auto req = join_request(group, "", {"range"});
+  req.reason = "wire test";
+  auto first = a.join(req, 9);
+  REQUIRE(first.error == error_code::member_id_required);
+  REQUIRE_FALSE(first.member_id.empty());
+  req.member_id = first.member_id;
+  auto joined = a.join(req, 9);
+  REQUIRE(joined.error == error_code::none);
+  CHECK(joined.member_id == first.member_id);
+  CHECK(joined.leader == joined.member_id);
+  CHECK(joined.protocol_name == "range");
+  CHECK(joined.protocol_type == "consumer");
+  REQUIRE(joined.members.size() == 1);
+  k::sync_group_request sync{
+    group, a.generation, a.id, {{a.id, k::bytes{4, 2}}}};
+  sync.protocol_type = "consumer";
+  sync.protocol_name = "range";
+  auto synced = a.conn.call<k::sync_group_response>(
+    k::api_key::sync_group, 5, sync, k::encode_sync_group_request,
+    k::decode_sync_group_response);
+  CHECK(synced.error == error_code::none);
+  CHECK(synced.assignment == k::bytes{4, 2});
+  CHECK(synced.protocol_name == "range");
+  CHECK(synced.protocol_type == "consumer");
+  auto beat = a.conn.call<k::heartbeat_response>(
+    k::api_key::heartbeat, 4, k::heartbeat_request{group, a.generation, a.id},
+    k::encode_heartbeat_request, k::decode_heartbeat_response);
+  CHECK(beat.error == error_code::none);
+  // LeaveGroup v5: a batch of one member, with a reason.
+  k::leave_group_request leave;
+  leave.group_id = group;
+  leave.members = {{a.id, std::nullopt, std::string{"done"}}};
+  auto left = a.conn.call<k::leave_group_response>(
+    k::api_key::leave_group, 5, leave, k::encode_leave_group_request,
+    k::decode_leave_group_response);
+  CHECK(left.error == error_code::none);
+  REQUIRE(left.members.size() == 1);
+  CHECK(left.members[0].error == error_code::none);
+}
+
+TEST_CASE("OffsetFetch v8 answers several groups at once (KIP-709)") {
+  const std::string g1 = "wire-batched-1";
+  const std::string g2 = "wire-batched-2";
+  auto commit = [](const std::string& group, int64_t offset) {
+    connection c{coordinator_port(group)};
+    REQUIRE(c.ok());
+    k::offset_commit_request req;
+    req.group_id = group;
+    req.generation_id = -1;
+    req.topics.push_back({"wire-topic", {{0, offset, std::string{"m"}}}});
+    auto res = c.call<k::offset_commit_response>(
+      k::api_key::offset_commit, 9, req, k::encode_offset_commit_request,
+      k::decode_offset_commit_response);
+    REQUIRE(res.topics.at(0).partitions.at(0).error == error_code::none);
+  };
+  commit(g1, 11);
+  commit(g2, 22);
+  // Both groups on one connection to g1's coordinator: a group it does
+  // not coordinate is answered NOT_COORDINATOR, so pick the same one.
+  auto port = coordinator_port(g1);
+  connection c{port};
+  REQUIRE(c.ok());
+  k::offset_fetch_request req;
+  for (auto& g : {g1, g2}) {
+    k::offset_fetch_group group;
+    group.group_id = g;
+    group.topics = std::vector<k::offset_fetch_topic>{{"wire-topic", {0}}};
+    req.groups.push_back(group);
+  }
+  auto res = c.call<k::offset_fetch_response>(k::api_key::offset_fetch, 8, req,
+                                              k::encode_offset_fetch_request,
+                                              k::decode_offset_fetch_response);
+  REQUIRE(res.groups.size() == 2);
+  CHECK(res.groups[0].group_id == g1);
+  CHECK(res.groups[0].error == error_code::none);
+  REQUIRE(res.groups[0].topics.size() == 1);
+  CHECK(res.groups[0].topics[0].partitions.at(0).committed_offset == 11);
+  CHECK(res.groups[1].group_id == g2);
+  if (coordinator_port(g2) == port) {
+    CHECK(res.groups[1].topics.at(0).partitions.at(0).committed_offset == 22);
+  } else {
+    CHECK(res.groups[1].error == error_code::not_coordinator);
+  }
+}
+
+TEST_CASE("malformed flexible requests close the connection and the server "
+          "keeps serving") {
+  {
+    // JoinGroup v9: a compact group id that claims 1000 bytes.
+    connection c{the_server().port()};
+    REQUIRE(c.ok());
+    k::bytes body;
+    k::writer w{body};
+    w.unsigned_varint(1001);
+    w.string("g");
+    REQUIRE(c.send_raw(raw_request(11, 9, body)));
+    expect_closed_or_error(c, 11, 9);
+  }
+  {
+    // Metadata v12: a tagged-field section whose one field runs past the
+    // end of the frame.
+    connection c{the_server().port()};
+    REQUIRE(c.ok());
+    k::bytes body;
+    k::writer w{body};
+    w.compact_array_size(0); // topics: none
+    w.boolean(false);        // allow_auto_topic_creation
+    w.boolean(false);        // include_topic_authorized_operations
+    w.unsigned_varint(1);    // one tagged field...
+    w.unsigned_varint(5);    // ...tag 5...
+    w.unsigned_varint(200);  // ...of 200 bytes that never come
+    REQUIRE(c.send_raw(raw_request(3, 12, body)));
+    expect_closed_or_error(c, 3, 12);
+  }
+  {
+    // Fetch v17 cut off in its topics array.
+    connection c{the_server().port()};
+    REQUIRE(c.ok());
+    k::bytes body;
+    k::writer w{body};
+    w.i32(500);
+    w.i32(1);
+    w.i32(1 << 20);
+    w.i8(0);
+    w.i32(0);
+    w.i32(-1);
+    w.compact_array_size(3); // three topics, none follows
+    REQUIRE(c.send_raw(raw_request(1, 17, body)));
+    expect_closed_or_error(c, 1, 17);
   }
   CHECK(still_serving());
 }

@@ -1,0 +1,446 @@
+// The data path of the Kafka listener: Metadata, Produce, Fetch,
+// ListOffsets, OffsetForLeaderEpoch and InitProducerId, every version the
+// codec speaks, mapped to the broker's messages with Kafka's semantics
+// (docs/ARCHITECTURE.md §5).
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "domain/log/record_batch.hpp"
+#include "domain/replication/cluster_metadata.hpp"
+#include "gateway/kafka_handlers.hpp"
+
+namespace troupe::kafka_handlers {
+
+namespace {
+
+/// Kafka's error response to a Metadata request it refuses
+/// (MetadataRequest.getErrorResponse): every requested topic with the error.
+k::metadata_response metadata_error(const k::metadata_request& req,
+                                    error_code e) {
+  k::metadata_response out;
+  if (req.topics)
+    for (auto& t : *req.topics) {
+      k::metadata_topic topic;
+      topic.error = e;
+      topic.name = t.name;
+      topic.topic_id = t.topic_id;
+      out.topics.push_back(std::move(topic));
+    }
+  return out;
+}
+
+k::metadata_topic to_wire(const topic_metadata& t,
+                          const std::vector<broker_info>& live,
+                          bool with_operations) {
+  k::metadata_topic topic;
+  topic.error = t.error;
+  topic.name = t.name;
+  topic.topic_id = t.topic_id;
+  topic.is_internal = t.name == offsets_topic;
+  if (with_operations)
+    topic.topic_authorized_operations = topic_operations;
+  auto alive = [&](int32_t id) {
+    return std::any_of(live.begin(), live.end(),
+                       [id](auto& b) { return b.node_id == id; });
+  };
+  for (auto& p : t.partition_states) {
+    k::metadata_partition part;
+    part.error = p.leader < 0 ? error_code::leader_not_available
+                              : error_code::none;
+    part.partition_index = p.partition;
+    part.leader_id = p.leader;
+    part.leader_epoch = p.leader_epoch;
+    part.replica_nodes = p.replicas;
+    part.isr_nodes = p.isr;
+    // Kafka's offline replicas: those whose broker is down.
+    for (auto r : p.replicas)
+      if (!alive(r))
+        part.offline_replicas.push_back(r);
+    topic.partitions.push_back(std::move(part));
+  }
+  return topic;
+}
+
+/// The broker Kafka clients send controller requests to.
+int32_t controller_of(const metadata_response& res) {
+  if (res.controller_id >= 0)
+    return res.controller_id;
+  return res.brokers.empty() ? -1 : res.brokers.front().node_id;
+}
+
+/// Whole batches from the start of `records` that fit in `limit` bytes.
+size_t fitting_batches(const bytes& records, int64_t limit) {
+  size_t pos = 0;
+  while (pos < records.size()) {
+    auto size = next_batch_size(records.data() + pos, records.size() - pos);
+    if (!size || static_cast<int64_t>(pos + *size) > limit)
+      break;
+    pos += *size;
+  }
+  return pos;
+}
+
+} // namespace
+
+// -- Metadata (3) ---------------------------------------------------------------
+
+void serve_metadata(kafka_session_ptr self, const k::request_header& h,
+                    k::metadata_request& req, kafka_reply_fn reply) {
+  auto v = h.api_version;
+  auto& st = self->state;
+  // v0: an empty array is every topic; v1+: null is every topic and an
+  // empty array none.
+  bool every = v == 0 ? (!req.topics || req.topics->empty()) : !req.topics;
+  bool none = v > 0 && req.topics && req.topics->empty();
+  std::vector<std::string> names;
+  std::vector<uuid> ids;
+  if (req.topics)
+    for (auto& t : *req.topics) {
+      // Kafka's handleTopicMetadataRequest: topic ids only from v12 on.
+      if (v < 12 && (!t.name || !t.topic_id.is_zero())) {
+        reply(frame(h, metadata_error(req, error_code::invalid_request),
+                    k::encode_metadata_response));
+        return;
+      }
+      if (!t.topic_id.is_zero())
+        ids.push_back(t.topic_id);
+      else if (t.name)
+        names.push_back(*t.name);
+    }
+  // Asked by id, the names are ignored and nothing is created (Kafka).
+  bool by_id = !ids.empty();
+  if (!every && !by_id && names.empty())
+    none = true;
+  metadata_request out;
+  if (!every && !by_id && !none)
+    out.topics = names;
+  // allow_auto_topic_creation is v4+; before, Kafka always auto-creates.
+  out.allow_auto_topic_creation =
+    st.ctx.auto_create_topics && !by_id && !every
+    && (v < 4 || req.allow_auto_topic_creation);
+  bool topic_ops = v >= 8 && req.include_topic_authorized_operations;
+  bool cluster_ops = v >= 8 && v <= 10
+                     && req.include_cluster_authorized_operations;
+  bool asked_all = out.topics.empty();
+  ask_one<metadata_response>(
+    self, default_timeout, std::move(out), std::move(reply),
+    [self, h, none, by_id, ids, topic_ops, cluster_ops,
+     asked_all](metadata_response& res) {
+      remember_topics(self->state, res, asked_all);
+      k::metadata_response out;
+      for (auto& b : res.brokers)
+        out.brokers.push_back({b.node_id, b.host, b.port, std::nullopt});
+      out.controller_id = controller_of(res);
+      out.cluster_id = null_if_empty(res.cluster_id);
+      if (cluster_ops)
+        out.cluster_authorized_operations = cluster_operations;
+      if (by_id) {
+        for (auto& id : ids) {
+          auto i = std::find_if(res.topics.begin(), res.topics.end(),
+                                [&](auto& t) { return t.topic_id == id; });
+          if (i == res.topics.end()) {
+            k::metadata_topic unknown;
+            unknown.error = error_code::unknown_topic_id;
+            unknown.topic_id = id;
+            out.topics.push_back(std::move(unknown));
+          } else {
+            out.topics.push_back(to_wire(*i, res.brokers, topic_ops));
+          }
+        }
+      } else if (!none) {
+        for (auto& t : res.topics)
+          out.topics.push_back(to_wire(t, res.brokers, topic_ops));
+      }
+      return frame(h, out, k::encode_metadata_response);
+    });
+}
+
+// -- Produce (0) ----------------------------------------------------------------
+
+void serve_produce(kafka_session_ptr self, const k::request_header& h,
+                   k::produce_request& req, kafka_reply_fn reply) {
+  std::vector<produce_request> parts;
+  k::produce_response shape;
+  // Kafka's handleProduceRequest: transactional records need a
+  // transactional id the principal may write, and no principal may on a
+  // broker without transactions.
+  bool transactional = false;
+  for (auto& t : req.topics)
+    for (auto& p : t.partitions) {
+      auto hd = parse_header(p.records.data(), p.records.size());
+      if (hd && (hd->attributes & batch_layout::transactional_flag))
+        transactional = true;
+    }
+  for (auto& t : req.topics) {
+    k::produce_topic_response tr;
+    tr.name = t.name;
+    for (auto& p : t.partitions) {
+      k::produce_partition_response pr;
+      pr.index = p.index;
+      if (transactional)
+        pr.error = error_code::transactional_id_authorization_failed;
+      else
+        parts.push_back({{t.name, p.index},
+                         req.acks,
+                         req.timeout_ms,
+                         std::move(p.records)});
+      tr.partitions.push_back(pr);
+    }
+    shape.responses.push_back(std::move(tr));
+  }
+  auto acks = req.acks;
+  auto timeout = milliseconds{std::max(req.timeout_ms, 0)} + default_timeout;
+  ask_broker<produce_response>(
+    self, timeout, std::move(parts),
+    [h, acks, transactional, shape = std::move(shape),
+     reply = std::move(reply)](
+      std::vector<std::optional<produce_response>> results) mutable {
+      if (acks == 0) {
+        reply({kafka_reply::kind::none, {}});
+        return;
+      }
+      size_t i = 0;
+      for (auto& t : shape.responses)
+        for (auto& p : t.partitions) {
+          if (transactional)
+            continue;
+          auto& r = results[i++];
+          p.error = r ? r->error : error_code::request_timed_out;
+          p.base_offset = r ? r->base_offset : -1;
+          p.log_start_offset = r ? r->log_start_offset : -1;
+          if (r && !r->error_message.empty())
+            p.error_message = r->error_message;
+        }
+      reply(frame(h, shape, k::encode_produce_response));
+    });
+}
+
+// -- Fetch (1) --------------------------------------------------------------------
+
+namespace {
+
+/// Answers a fetch once every topic id is resolved.
+void fetch_by_name(kafka_session_ptr self, const k::request_header& h,
+                   k::fetch_request req, kafka_reply_fn reply) {
+  auto& st = self->state;
+  auto v = h.api_version;
+  std::vector<fetch_request> parts;
+  k::fetch_response shape;
+  // Partitions of unknown topic ids are answered here, not asked for.
+  std::vector<bool> asked;
+  for (auto& t : req.topics) {
+    k::fetch_topic_response tr;
+    tr.topic = t.topic;
+    tr.topic_id = t.topic_id;
+    std::string name = t.topic;
+    bool known = true;
+    if (v >= 13) {
+      auto i = st.topic_names.find(t.topic_id);
+      known = i != st.topic_names.end();
+      if (known)
+        name = i->second;
+    }
+    for (auto& p : t.partitions) {
+      k::fetch_partition_response pr;
+      pr.partition_index = p.partition;
+      asked.push_back(known);
+      if (!known) {
+        pr.error = error_code::unknown_topic_id;
+      } else {
+        fetch_request f;
+        f.partition = {name, p.partition};
+        f.replica_id = -1; // the listener serves consumers only
+        f.offset = p.fetch_offset;
+        f.max_bytes = p.partition_max_bytes;
+        f.max_wait_ms = req.max_wait_ms;
+        f.min_bytes = req.min_bytes;
+        f.current_leader_epoch = p.current_leader_epoch;
+        parts.push_back(std::move(f));
+      }
+      tr.partitions.push_back(std::move(pr));
+    }
+    shape.responses.push_back(std::move(tr));
+  }
+  // v3+: the response's max_bytes over all partitions; the first partition
+  // with data gets its first batch even when larger (KIP-74).
+  int64_t budget = req.max_bytes < 0 ? 0 : req.max_bytes;
+  auto timeout = milliseconds{std::max(req.max_wait_ms, 0)} + default_timeout;
+  ask_broker<fetch_response>(
+    self, timeout, std::move(parts),
+    [self, h, v, budget, asked, shape = std::move(shape),
+     reply = std::move(reply)](
+      std::vector<std::optional<fetch_response>> results) mutable {
+      size_t i = 0;
+      size_t slot = 0;
+      auto left = budget;
+      bool taken = false;
+      for (auto& t : shape.responses)
+        for (auto& p : t.partitions) {
+          if (!asked[slot++])
+            continue;
+          auto& r = results[i++];
+          if (!r) {
+            p.error = error_code::request_timed_out;
+            continue;
+          }
+          p.error = r->error;
+          p.high_watermark = r->high_watermark;
+          // No transactions: everything below the high watermark is stable.
+          p.last_stable_offset = r->high_watermark;
+          p.log_start_offset = r->log_start_offset;
+          if (v >= 13 && r->error == error_code::unknown_topic_or_partition)
+            self->state.topic_names.erase(t.topic_id); // deleted meanwhile
+          auto size = static_cast<int64_t>(r->records.size());
+          if (size == 0)
+            continue;
+          if (!taken || size <= left) {
+            p.records = std::move(r->records);
+          } else {
+            auto keep = fitting_batches(r->records, left);
+            r->records.resize(keep);
+            p.records = std::move(r->records);
+          }
+          left = std::max<int64_t>(0, left - size);
+          taken = true;
+        }
+      reply(frame(h, shape, k::encode_fetch_response));
+    });
+}
+
+} // namespace
+
+void serve_fetch(kafka_session_ptr self, const k::request_header& h,
+                 k::fetch_request& req, kafka_reply_fn reply) {
+  // Fetch sessions (KIP-227): troupe keeps none. A full fetch (epoch 0 or
+  // -1) is answered in full with session id 0, as Kafka answers when it
+  // creates no session (epoch -1, or a full session cache); an incremental
+  // one names a session that does not exist (Kafka's FetchManager
+  // .newContext: FETCH_SESSION_ID_NOT_FOUND). INVALID_FETCH_SESSION_EPOCH
+  // is for a session that exists with another epoch: never here.
+  if (h.api_version >= 7 && req.session_epoch != 0
+      && req.session_epoch != -1) {
+    k::fetch_response out;
+    out.error = error_code::fetch_session_id_not_found;
+    reply(frame(h, out, k::encode_fetch_response));
+    return;
+  }
+  if (h.api_version < 13) {
+    fetch_by_name(self, h, std::move(req), std::move(reply));
+    return;
+  }
+  std::vector<uuid> ids;
+  for (auto& t : req.topics)
+    ids.push_back(t.topic_id);
+  with_topic_names(self, ids,
+                   [self, h, req = std::move(req),
+                    reply = std::move(reply)]() mutable {
+                     fetch_by_name(self, h, std::move(req), std::move(reply));
+                   });
+}
+
+// -- ListOffsets (2) -----------------------------------------------------------
+
+void serve_list_offsets(kafka_session_ptr self, const k::request_header& h,
+                        k::list_offsets_request& req, kafka_reply_fn reply) {
+  std::vector<list_offsets_request> parts;
+  k::list_offsets_response shape;
+  for (auto& t : req.topics) {
+    k::list_offsets_topic_response tr;
+    tr.name = t.name;
+    for (auto& p : t.partitions) {
+      parts.push_back(
+        {{t.name, p.partition_index}, p.timestamp, p.current_leader_epoch});
+      k::list_offsets_partition_response pr;
+      pr.partition_index = p.partition_index;
+      tr.partitions.push_back(pr);
+    }
+    shape.topics.push_back(std::move(tr));
+  }
+  // v10's timeout (KIP-1075) bounds waits for tiered storage, which troupe
+  // lacks; it only lengthens how long the listener waits here.
+  auto timeout = std::max(default_timeout, milliseconds{req.timeout_ms});
+  ask_broker<list_offsets_response>(
+    self, timeout, std::move(parts),
+    [h, shape = std::move(shape), reply = std::move(reply)](
+      std::vector<std::optional<list_offsets_response>> results) mutable {
+      size_t i = 0;
+      for (auto& t : shape.topics)
+        for (auto& p : t.partitions) {
+          auto& r = results[i++];
+          p.error = r ? r->error : error_code::request_timed_out;
+          p.timestamp = r ? r->timestamp : -1;
+          p.offset = r ? r->offset : -1;
+          p.leader_epoch = r ? r->leader_epoch : -1;
+        }
+      reply(frame(h, shape, k::encode_list_offsets_response));
+    });
+}
+
+// -- OffsetForLeaderEpoch (23) ---------------------------------------------------
+
+void serve_offset_for_leader_epoch(kafka_session_ptr self,
+                                   const k::request_header& h,
+                                   k::offset_for_leader_epoch_request& req,
+                                   kafka_reply_fn reply) {
+  // A consumer validating its position after a leader change (KIP-320):
+  // where its epoch ends in the leader's log.
+  std::vector<epoch_end_offset_request> parts;
+  k::offset_for_leader_epoch_response shape;
+  for (auto& t : req.topics) {
+    k::offset_for_leader_topic_result tr;
+    tr.topic = t.topic;
+    for (auto& p : t.partitions) {
+      parts.push_back(
+        {{t.topic, p.partition}, p.leader_epoch, p.current_leader_epoch});
+      k::offset_for_leader_partition_result pr;
+      pr.partition = p.partition;
+      tr.partitions.push_back(pr);
+    }
+    shape.topics.push_back(std::move(tr));
+  }
+  ask_broker<epoch_end_offset_response>(
+    self, default_timeout, std::move(parts),
+    [h, shape = std::move(shape), reply = std::move(reply)](
+      std::vector<std::optional<epoch_end_offset_response>> results) mutable {
+      size_t i = 0;
+      for (auto& t : shape.topics)
+        for (auto& p : t.partitions) {
+          auto& r = results[i++];
+          p.error = r ? r->error : error_code::request_timed_out;
+          p.leader_epoch = r ? r->leader_epoch : -1;
+          p.end_offset = r ? r->end_offset : -1;
+        }
+      reply(frame(h, shape, k::encode_offset_for_leader_epoch_response));
+    });
+}
+
+// -- InitProducerId (22) ------------------------------------------------------------
+
+void serve_init_producer_id(kafka_session_ptr self, const k::request_header& h,
+                            k::init_producer_id_request& req,
+                            kafka_reply_fn reply) {
+  auto refuse = [&](error_code e) {
+    reply(frame(h, k::init_producer_id_response{0, e, -1, -1},
+                k::encode_init_producer_id_response));
+  };
+  // KafkaApis.handleInitProducerIdRequest: a transactional id needs WRITE
+  // on it, and no principal has it on a broker without transactions.
+  if (req.transactional_id)
+    return refuse(error_code::transactional_id_authorization_failed);
+  if ((req.producer_id == -1) != (req.producer_epoch == -1))
+    return refuse(error_code::invalid_request);
+  // Without a transactional id Kafka's TransactionCoordinator always hands
+  // out a new producer id with epoch 0, also to a producer that names its
+  // current one (KIP-360).
+  ask_one<init_producer_id_response>(
+    self, default_timeout, init_producer_id_request{}, std::move(reply),
+    [h](init_producer_id_response& res) {
+      k::init_producer_id_response out{0, res.error, res.producer_id,
+                                       res.producer_epoch};
+      return frame(h, out, k::encode_init_producer_id_response);
+    });
+}
+
+} // namespace troupe::kafka_handlers

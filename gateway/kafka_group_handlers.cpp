@@ -1,0 +1,419 @@
+// Consumer groups through the Kafka listener: OffsetCommit, OffsetFetch,
+// FindCoordinator and the classic group protocol (JoinGroup, SyncGroup,
+// Heartbeat, LeaveGroup, DescribeGroups, ListGroups), every version the
+// codec speaks (docs/ARCHITECTURE.md §3, §5).
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "gateway/kafka_handlers.hpp"
+
+namespace troupe::kafka_handlers {
+
+namespace {
+
+std::string lower(std::string x) {
+  std::transform(x.begin(), x.end(), x.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return x;
+}
+
+/// Errors that concern the whole group rather than one member.
+bool group_level(error_code e) {
+  switch (e) {
+    case error_code::not_coordinator:
+    case error_code::coordinator_not_available:
+    case error_code::coordinator_load_in_progress:
+    case error_code::invalid_group_id:
+      return true;
+    default:
+      return false;
+  }
+}
+
+} // namespace
+
+// -- OffsetCommit (8) -------------------------------------------------------------
+
+void serve_offset_commit(kafka_session_ptr self, const k::request_header& h,
+                         k::offset_commit_request& req, kafka_reply_fn reply) {
+  offset_commit_request out;
+  out.group_id = req.group_id;
+  // v9: the member epoch of a KIP-848 member, passed on as it is.
+  out.generation_id = req.generation_id;
+  out.member_id = req.member_id;
+  out.group_instance_id = or_empty(req.group_instance_id);
+  // v2-4's retention time is not kept: troupe expires no offsets.
+  k::offset_commit_response shape;
+  for (auto& t : req.topics) {
+    k::offset_commit_topic_response tr;
+    tr.name = t.name;
+    for (auto& p : t.partitions) {
+      out.partitions.push_back({t.name, p.partition_index, p.committed_offset,
+                                p.committed_leader_epoch,
+                                or_empty(p.committed_metadata)});
+      tr.partitions.push_back({p.partition_index, error_code::none});
+    }
+    shape.topics.push_back(std::move(tr));
+  }
+  ask_one<offset_commit_response>(
+    self, default_timeout, std::move(out), std::move(reply),
+    [h, shape = std::move(shape)](offset_commit_response& res) mutable {
+      std::map<std::pair<std::string, int32_t>, error_code> errors;
+      for (auto& p : res.partitions)
+        errors[{p.topic, p.partition}] = p.error;
+      for (auto& t : shape.topics)
+        for (auto& p : t.partitions)
+          if (auto i = errors.find({t.name, p.partition_index});
+              i != errors.end())
+            p.error = i->second;
+      return frame(h, shape, k::encode_offset_commit_response);
+    });
+}
+
+// -- OffsetFetch (9) ---------------------------------------------------------------
+
+namespace {
+
+offset_fetch_request
+to_internal(const std::string& group,
+            const std::optional<std::vector<k::offset_fetch_topic>>& topics) {
+  offset_fetch_request out;
+  out.group_id = group;
+  if (topics)
+    for (auto& t : *topics)
+      for (auto p : t.partition_indexes)
+        out.partitions.push_back({t.name, p});
+  return out;
+}
+
+std::vector<k::offset_fetch_topic_response>
+to_wire(const offset_fetch_response& res) {
+  std::vector<k::offset_fetch_topic_response> out;
+  for (auto& p : res.partitions) {
+    if (out.empty() || out.back().name != p.topic)
+      out.push_back({p.topic, {}});
+    out.back().partitions.push_back(
+      {p.partition, p.offset, p.metadata, p.error, p.leader_epoch});
+  }
+  return out;
+}
+
+} // namespace
+
+void serve_offset_fetch(kafka_session_ptr self, const k::request_header& h,
+                        k::offset_fetch_request& req, kafka_reply_fn reply) {
+  auto v = h.api_version;
+  // require_stable (v7+) waits for pending transactional offsets: without
+  // transactions there are none.
+  if (v >= 8) {
+    // KIP-709: one answer per group, each asked of its coordinator.
+    std::vector<offset_fetch_request> groups;
+    for (auto& g : req.groups) {
+      auto out = to_internal(g.group_id, g.topics);
+      out.member_id = or_empty(g.member_id);
+      out.member_epoch = g.member_epoch;
+      groups.push_back(std::move(out));
+    }
+    auto ids = std::make_shared<std::vector<std::string>>();
+    for (auto& g : req.groups)
+      ids->push_back(g.group_id);
+    ask_broker<offset_fetch_response>(
+      self, default_timeout, std::move(groups),
+      [h, ids, reply = std::move(reply)](
+        std::vector<std::optional<offset_fetch_response>> results) {
+        k::offset_fetch_response out;
+        for (size_t i = 0; i < results.size(); ++i) {
+          k::offset_fetch_group_response g;
+          g.group_id = (*ids)[i];
+          if (!results[i]) {
+            g.error = error_code::not_coordinator;
+          } else {
+            g.error = results[i]->error;
+            g.topics = to_wire(*results[i]);
+          }
+          out.groups.push_back(std::move(g));
+        }
+        reply(frame(h, out, k::encode_offset_fetch_response));
+      });
+    return;
+  }
+  auto out = to_internal(req.group_id, req.topics);
+  auto requested = out.partitions;
+  ask_one<offset_fetch_response>(
+    self, default_timeout, std::move(out), std::move(reply),
+    [h, v, requested](offset_fetch_response& res) {
+      k::offset_fetch_response out;
+      if (v >= 2) {
+        out.error = res.error;
+      } else if (res.error != error_code::none && res.partitions.empty()) {
+        // v1 has no top-level error: a group-wide one goes to every
+        // requested partition, as Kafka's v1 responses carry it.
+        for (auto& tp : requested)
+          res.partitions.push_back(
+            {tp.topic, tp.partition, -1, -1, {}, res.error});
+      }
+      out.topics = to_wire(res);
+      return frame(h, out, k::encode_offset_fetch_response);
+    });
+}
+
+// -- FindCoordinator (10) ---------------------------------------------------------
+
+void serve_find_coordinator(kafka_session_ptr self, const k::request_header& h,
+                            k::find_coordinator_request& req,
+                            kafka_reply_fn reply) {
+  auto v = h.api_version;
+  auto keys = v >= 4 ? req.coordinator_keys : std::vector<std::string>{req.key};
+  // KafkaApis.getCoordinator: a transaction coordinator needs DESCRIBE on
+  // the transactional id, which no principal has on a broker without
+  // transactions; share groups (and unknown key types) are refused.
+  error_code refused = error_code::none;
+  if (req.key_type == k::coordinator_key_transaction)
+    refused = error_code::transactional_id_authorization_failed;
+  else if (req.key_type != k::coordinator_key_group)
+    refused = error_code::invalid_request;
+  std::vector<find_coordinator_request> asks;
+  if (refused == error_code::none)
+    for (auto& key : keys)
+      asks.push_back({key});
+  ask_broker<find_coordinator_response>(
+    self, default_timeout, std::move(asks),
+    [h, v, keys, refused, reply = std::move(reply)](
+      std::vector<std::optional<find_coordinator_response>> results) {
+      std::vector<k::found_coordinator> found;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        k::found_coordinator c;
+        c.key = keys[i];
+        if (refused != error_code::none)
+          c.error = refused;
+        else if (!results[i])
+          c.error = error_code::coordinator_not_available;
+        else
+          c.error = results[i]->error;
+        if (c.error == error_code::none) {
+          c.node_id = results[i]->node_id;
+          c.host = results[i]->host;
+          c.port = results[i]->port;
+        } else {
+          c.host = "";
+          c.error_message = std::string{error_message(c.error)};
+        }
+        found.push_back(std::move(c));
+      }
+      k::find_coordinator_response out;
+      if (v >= 4) {
+        out.coordinators = std::move(found);
+      } else {
+        auto& c = found.front();
+        out.error = c.error;
+        out.node_id = c.node_id;
+        out.host = c.host;
+        out.port = c.port;
+        out.error_message = c.error_message;
+      }
+      reply(frame(h, out, k::encode_find_coordinator_response));
+    });
+}
+
+// -- JoinGroup (11) -------------------------------------------------------------------
+
+void serve_join_group(kafka_session_ptr self, const k::request_header& h,
+                      k::join_group_request& req, kafka_reply_fn reply) {
+  auto v = h.api_version;
+  join_group_request out;
+  out.group_id = req.group_id;
+  out.session_timeout_ms = req.session_timeout_ms;
+  out.rebalance_timeout_ms = req.rebalance_timeout_ms;
+  out.member_id = req.member_id;
+  out.group_instance_id = or_empty(req.group_instance_id);
+  out.protocol_type = req.protocol_type;
+  for (auto& p : req.protocols)
+    out.protocols.push_back({p.name, p.metadata});
+  out.client_id = or_empty(h.client_id);
+  out.client_host = self->state.ctx.client_host;
+  // KIP-394: from v4 a new member first gets MEMBER_ID_REQUIRED and an id.
+  out.require_known_member_id = v >= 4;
+  // KIP-800: Kafka logs the client's reason with the rebalance it causes.
+  if (req.reason)
+    spdlog::info("kafka: {} joins group {}: {}", self->state.ctx.client_host,
+                 req.group_id, *req.reason);
+  // The coordinator parks the request up to the rebalance timeout.
+  auto wait = std::max(req.rebalance_timeout_ms, req.session_timeout_ms);
+  auto timeout = milliseconds{std::max(wait, 0)} + default_timeout;
+  ask_one<join_group_response>(
+    self, timeout, std::move(out), std::move(reply),
+    [h, v](join_group_response& res) {
+      k::join_group_response out;
+      out.error = res.error;
+      out.generation_id = res.generation_id;
+      // v7+: no protocol yet is null, before it is the empty string.
+      if (v >= 7)
+        out.protocol_name = null_if_empty(res.protocol_name);
+      else
+        out.protocol_name = res.protocol_name;
+      out.protocol_type = null_if_empty(res.protocol_type);
+      out.leader = res.leader;
+      out.member_id = res.member_id;
+      for (auto& m : res.members)
+        out.members.push_back(
+          {m.member_id, m.metadata, null_if_empty(m.group_instance_id)});
+      return frame(h, out, k::encode_join_group_response);
+    });
+}
+
+// -- SyncGroup (14), Heartbeat (12), LeaveGroup (13) --------------------------------
+
+void serve_sync_group(kafka_session_ptr self, const k::request_header& h,
+                      k::sync_group_request& req, kafka_reply_fn reply) {
+  sync_group_request out;
+  out.group_id = req.group_id;
+  out.generation_id = req.generation_id;
+  out.member_id = req.member_id;
+  out.group_instance_id = or_empty(req.group_instance_id);
+  out.protocol_type = or_empty(req.protocol_type);
+  out.protocol_name = or_empty(req.protocol_name);
+  for (auto& a : req.assignments)
+    out.assignments.push_back({a.member_id, a.assignment});
+  ask_one<sync_group_response>(
+    self, default_timeout + slack, std::move(out), std::move(reply),
+    [h](sync_group_response& res) {
+      k::sync_group_response out;
+      out.error = res.error;
+      out.assignment = res.assignment;
+      out.protocol_type = null_if_empty(res.protocol_type);
+      out.protocol_name = null_if_empty(res.protocol_name);
+      return frame(h, out, k::encode_sync_group_response);
+    });
+}
+
+void serve_heartbeat(kafka_session_ptr self, const k::request_header& h,
+                     k::heartbeat_request& req, kafka_reply_fn reply) {
+  heartbeat_request out;
+  out.group_id = req.group_id;
+  out.generation_id = req.generation_id;
+  out.member_id = req.member_id;
+  out.group_instance_id = or_empty(req.group_instance_id);
+  ask_one<heartbeat_response>(
+    self, default_timeout, std::move(out), std::move(reply),
+    [h](heartbeat_response& res) {
+      return frame(h, k::heartbeat_response{res.error},
+                   k::encode_heartbeat_response);
+    });
+}
+
+void serve_leave_group(kafka_session_ptr self, const k::request_header& h,
+                       k::leave_group_request& req, kafka_reply_fn reply) {
+  auto v = h.api_version;
+  leave_group_request out;
+  out.group_id = req.group_id;
+  if (v < 3) {
+    out.members.push_back({req.member_id, {}});
+  } else {
+    // KIP-345: a batch of members, static ones by their instance id.
+    for (auto& m : req.members) {
+      out.members.push_back({m.member_id, or_empty(m.group_instance_id)});
+      if (m.reason)
+        spdlog::info("kafka: {} leaves group {}: {}", m.member_id,
+                     req.group_id, *m.reason);
+    }
+  }
+  ask_one<leave_group_response>(
+    self, default_timeout, std::move(out), std::move(reply),
+    [h, v](leave_group_response& res) {
+      k::leave_group_response out;
+      if (v < 3) {
+        // LeaveGroupResponse before v3: the one member's error on top.
+        out.error = res.error;
+        if (out.error == error_code::none && !res.members.empty())
+          out.error = res.members.front().error;
+      } else if (group_level(res.error) || res.members.empty()) {
+        out.error = res.error;
+      } else {
+        for (auto& m : res.members)
+          out.members.push_back(
+            {m.member_id, null_if_empty(m.group_instance_id), m.error});
+      }
+      return frame(h, out, k::encode_leave_group_response);
+    });
+}
+
+// -- DescribeGroups (15), ListGroups (16) ----------------------------------------------
+
+void serve_describe_groups(kafka_session_ptr self, const k::request_header& h,
+                           k::describe_groups_request& req,
+                           kafka_reply_fn reply) {
+  auto v = h.api_version;
+  bool with_operations = v >= 3 && req.include_authorized_operations;
+  ask_one<describe_groups_response>(
+    self, default_timeout, describe_groups_request{req.groups},
+    std::move(reply),
+    [h, v, with_operations](describe_groups_response& res) {
+      k::describe_groups_response out;
+      for (auto& g : res.groups) {
+        k::described_group dg;
+        dg.error = g.error;
+        dg.group_id = g.group_id;
+        dg.group_state = g.state;
+        dg.protocol_type = g.protocol_type;
+        dg.protocol_data = g.protocol_data;
+        for (auto& m : g.members)
+          dg.members.push_back({m.member_id, m.client_id, m.client_host,
+                                m.metadata, m.assignment,
+                                null_if_empty(m.group_instance_id)});
+        bool unknown = g.error == error_code::none && g.state == "Dead"
+                       && g.members.empty();
+        // KIP-1043: v6 names an unknown group instead of describing it
+        // as Dead (GroupMetadataManager.describeGroups).
+        if (v >= 6 && unknown) {
+          dg.error = error_code::group_id_not_found;
+          dg.error_message = "Group " + g.group_id + " not found.";
+        } else if (v >= 6 && g.error != error_code::none) {
+          dg.error_message = std::string{error_message(g.error)};
+        }
+        if (with_operations && dg.error == error_code::none)
+          dg.authorized_operations = group_operations;
+        out.groups.push_back(std::move(dg));
+      }
+      return frame(h, out, k::encode_describe_groups_response);
+    });
+}
+
+void serve_list_groups(kafka_session_ptr self, const k::request_header& h,
+                       k::list_groups_request& req, kafka_reply_fn reply) {
+  auto v = h.api_version;
+  // Kafka matches both filters case-insensitively (v4+ states, v5+ types).
+  std::vector<std::string> states;
+  std::vector<std::string> types;
+  if (v >= 4)
+    for (auto& s : req.states_filter)
+      states.push_back(lower(s));
+  if (v >= 5)
+    for (auto& t : req.types_filter)
+      types.push_back(lower(t));
+  ask_one<list_groups_response>(
+    self, default_timeout, list_groups_request{}, std::move(reply),
+    [h, states, types](list_groups_response& res) {
+      auto in = [](const std::vector<std::string>& filter,
+                   const std::string& x) {
+        return filter.empty()
+               || std::find(filter.begin(), filter.end(), lower(x))
+                    != filter.end();
+      };
+      k::list_groups_response out;
+      out.error = res.error;
+      for (auto& g : res.groups) {
+        // Groups that do not say otherwise are classic groups.
+        auto type = g.group_type.empty() ? std::string{"classic"}
+                                         : g.group_type;
+        if (in(states, g.state) && in(types, type))
+          out.groups.push_back({g.group_id, g.protocol_type, g.state, type});
+      }
+      return frame(h, out, k::encode_list_groups_response);
+    });
+}
+
+} // namespace troupe::kafka_handlers

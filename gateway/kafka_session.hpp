@@ -1,0 +1,41 @@
+#pragma once
+
+// One long-lived actor per Kafka connection (docs/ARCHITECTURE.md §5): the
+// connection hands it every decoded request and it asks the broker, so a
+// request costs a mailbox enqueue instead of spawning an actor, and what a
+// connection learns (topic ids, the client's software) stays with it. The
+// actor ends with the connection.
+
+#include <memory>
+
+#include <caf/fwd.hpp>
+
+#include "gateway/kafka_request_handler.hpp"
+
+namespace troupe {
+
+class kafka_session {
+public:
+  // -- constructors -----------------------------------------------------------
+
+  kafka_session(caf::actor_system& sys, kafka_request_context ctx);
+
+  /// Stops the actor; replies still underway are dropped.
+  ~kafka_session();
+
+  kafka_session(const kafka_session&) = delete;
+  kafka_session& operator=(const kafka_session&) = delete;
+
+  // -- operations -------------------------------------------------------------
+
+  /// Answers the request through `reply`, called once from a CAF worker
+  /// thread (unless the session stops first).
+  void submit(kafka::request_header header, kafka::request_body body,
+              kafka_reply_fn reply) const;
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+} // namespace troupe

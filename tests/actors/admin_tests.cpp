@@ -1,0 +1,153 @@
+// The admin client's requests on the embedded node: DeleteTopics drops the
+// topic from the controller's metadata and the brokers' replicas and logs;
+// producer ids come from the controller in blocks.
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <set>
+
+#include "actors/node.hpp"
+#include "domain/log/record_batch.hpp"
+#include "tests/actors/sim_fixture.hpp"
+#include "tests/actors/temp_dir.hpp"
+
+using namespace troupe;
+
+namespace {
+
+struct admin_fixture : test::sim_fixture {
+  test::temp_dir dir;
+  cluster_config config;
+  embedded_node node;
+
+  admin_fixture() {
+    config.seed = 5;
+    config.log_dirs = dir.path;
+    config.detached_io = false;
+    config.offsets_topic_num_partitions = 3;
+    config.group.initial_rebalance_delay_ms = 0;
+    start();
+  }
+
+  ~admin_fixture() {
+    stop();
+  }
+
+  void start() {
+    node = spawn_embedded_node(sys, config, listener);
+    run();
+    advance(200, 10);
+  }
+
+  void stop() {
+    stop_embedded_node(node);
+    run();
+  }
+
+  void create(const std::string& name, int32_t partitions) {
+    auto created = ask<create_topics_response>(
+      node.controller, create_topics_request{{{name, partitions, 3}}});
+    REQUIRE(created.get().topics.at(0).error == error_code::none);
+    advance(200, 10);
+  }
+
+  topic_metadata describe(const std::string& name) {
+    auto md =
+      ask<metadata_response>(node.controller, metadata_request{{name}, false});
+    return md.get().topics.at(0);
+  }
+
+  bool log_dir_exists(int32_t broker, const std::string& partition) {
+    return std::filesystem::exists(dir.path + "/broker-"
+                                   + std::to_string(broker) + "/" + partition);
+  }
+};
+
+} // namespace
+
+TEST_CASE("a deleted topic is gone from the metadata and its replicas and "
+          "logs are removed from every broker") {
+  admin_fixture fx;
+  fx.create("doomed", 2);
+  auto leader = fx.describe("doomed").partition_states.at(0).leader;
+  auto written = fx.ask<produce_response>(
+    fx.node.brokers.at(static_cast<size_t>(leader)),
+    produce_request{{"doomed", 0},
+                    1,
+                    30000,
+                    encode_batch(0, 0, {{std::nullopt, bytes{'x'}, 1, {}}})});
+  REQUIRE(written.get().error == error_code::none);
+  for (int32_t b = 0; b < 3; ++b)
+    REQUIRE(fx.log_dir_exists(b, "doomed-0"));
+  auto res = fx.ask<delete_topics_response>(
+    fx.node.brokers.at(0), delete_topics_request{{{"doomed", {}}}});
+  REQUIRE(res.ready());
+  REQUIRE(res.get().topics.size() == 1);
+  CHECK(res.get().topics[0].error == error_code::none);
+  fx.run();
+  CHECK(fx.describe("doomed").error == error_code::unknown_topic_or_partition);
+  for (int32_t b = 0; b < 3; ++b) {
+    CHECK_FALSE(fx.log_dir_exists(b, "doomed-0"));
+    CHECK_FALSE(fx.log_dir_exists(b, "doomed-1"));
+    auto p = fx.ask<produce_response>(
+      fx.node.brokers.at(static_cast<size_t>(b)),
+      produce_request{{"doomed", 0}, 1, 30000, bytes{}});
+    CHECK(p.get().error == error_code::unknown_topic_or_partition);
+  }
+  // A topic of the same name starts empty, with a new id.
+  auto old_id = res.get().topics[0].topic_id;
+  fx.create("doomed", 1);
+  CHECK(fx.describe("doomed").topic_id != old_id);
+  auto leader2 = fx.describe("doomed").partition_states.at(0).leader;
+  auto read = fx.ask<fetch_response>(
+    fx.node.brokers.at(static_cast<size_t>(leader2)),
+    fetch_request{{"doomed", 0}, -1, 0, 1 << 20, 0, 1, -1});
+  REQUIRE(read.ready());
+  CHECK(read.get().error == error_code::none);
+  CHECK(read.get().records.empty());
+  CHECK(read.get().log_end_offset == 0);
+}
+
+TEST_CASE("DeleteTopics by topic id; an unknown id is UNKNOWN_TOPIC_ID and "
+          "an unknown name UNKNOWN_TOPIC_OR_PARTITION") {
+  admin_fixture fx;
+  fx.create("by-id", 1);
+  auto id = fx.describe("by-id").topic_id;
+  REQUIRE_FALSE(id.is_zero());
+  auto res = fx.ask<delete_topics_response>(
+    fx.node.brokers.at(1),
+    delete_topics_request{{{"", id}, {"", uuid{9, 9}}, {"nope", {}}}});
+  REQUIRE(res.ready());
+  auto& ts = res.get().topics;
+  REQUIRE(ts.size() == 3);
+  CHECK(ts[0].error == error_code::none);
+  CHECK(ts[0].name == "by-id");
+  CHECK(ts[1].error == error_code::unknown_topic_id);
+  CHECK(ts[2].error == error_code::unknown_topic_or_partition);
+  CHECK(fx.describe("by-id").error == error_code::unknown_topic_or_partition);
+}
+
+TEST_CASE("producer ids come in blocks from the controller, never twice, "
+          "also after a restart") {
+  admin_fixture fx;
+  std::set<int64_t> seen;
+  for (int i = 0; i < 3; ++i)
+    for (size_t b = 0; b < 3; ++b) {
+      auto r = fx.ask<init_producer_id_response>(fx.node.brokers.at(b),
+                                                 init_producer_id_request{});
+      REQUIRE(r.ready());
+      CHECK(r.get().error == error_code::none);
+      CHECK(r.get().producer_epoch == 0);
+      CHECK(seen.insert(r.get().producer_id).second);
+    }
+  // Each broker has its own block of 1000 (Kafka's block size).
+  auto b0 = *seen.begin();
+  CHECK(seen.count(b0 + 1000) + seen.count(b0 + 2000) >= 1);
+  fx.stop();
+  fx.start();
+  auto again = fx.ask<init_producer_id_response>(fx.node.brokers.at(0),
+                                                 init_producer_id_request{});
+  REQUIRE(again.ready());
+  CHECK(again.get().producer_id > *seen.rbegin());
+}
