@@ -491,7 +491,6 @@ void resign_and_retry(cluster_controller_ptr self, const std::string& why) {
   later(self, tick::elect, self->state.session_epoch);
 }
 
-
 void zk_ask(cluster_controller_ptr self, zk_operation o,
             std::function<void(zk_result&)> then) {
   auto epoch = self->state.session_epoch;
@@ -691,6 +690,27 @@ cluster_controller(cluster_controller_ptr self, cluster_config config,
         return res;
       };
       return forward<create_topics_response>(self, std::move(req), fallback);
+    },
+    [self](allocate_producer_ids_request& req)
+      -> caf::result<allocate_producer_ids_response> {
+      if (self->state.active)
+        return allocate_producer_ids_active(self, req);
+      return forward<allocate_producer_ids_response>(self, std::move(req), [] {
+        allocate_producer_ids_response res;
+        res.error = error_code::coordinator_load_in_progress;
+        return res;
+      });
+    },
+    [](delete_topics_request& req) -> delete_topics_response {
+      // Kafka's ZooKeeper mode deletes through /admin/delete_topics and the
+      // controller's TopicDeletionManager; troupe's cluster nodes do not
+      // implement it yet, so they refuse it (the embedded node deletes).
+      delete_topics_response res;
+      for (auto& t : req.topics)
+        res.topics.push_back({t.name, t.topic_id, error_code::invalid_request,
+                              "topic deletion is not supported on a cluster of "
+                              "troupe nodes yet"});
+      return res;
     },
     [self](alter_isr_request& req) -> caf::result<alter_isr_response> {
       auto& st = self->state;

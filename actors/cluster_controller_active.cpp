@@ -526,4 +526,78 @@ caf::result<alter_isr_response> alter_isr_active(cluster_controller_ptr self,
   return rp;
 }
 
+caf::result<allocate_producer_ids_response>
+allocate_producer_ids_active(cluster_controller_ptr self,
+                             allocate_producer_ids_request& req) {
+  constexpr int32_t block_size = 1000; // Kafka's ProducerIdsBlock size
+  auto rp = self->make_response_promise<allocate_producer_ids_response>();
+  // Not yet: the broker's producer retries InitProducerId on this code.
+  auto retriable = [] {
+    allocate_producer_ids_response res;
+    res.error = error_code::coordinator_load_in_progress;
+    return res;
+  };
+  enqueue(self, [self, rp, req, retriable](bool cancelled) mutable {
+    if (cancelled) {
+      rp.deliver(retriable());
+      return;
+    }
+    auto path = std::string{zk::producer_id_block_path};
+    zk_ask(self, zop(kind::get, path), [=](zk_result& r) mutable {
+      auto& st = self->state;
+      if (!st.active) {
+        rp.deliver(retriable());
+        return;
+      }
+      bool exists = is(r, zk_error::ok);
+      if (!exists && !is(r, zk_error::no_node)) {
+        rp.deliver(retriable());
+        finish_op(self);
+        return;
+      }
+      auto prev =
+        exists ? zk::decode_producer_id_block(r.data)
+               : zk::decoded<zk::producer_id_block>{zk::producer_id_block{}};
+      auto next =
+        prev ? zk::next_producer_id_block(*prev, req.broker_id, block_size)
+             : prev;
+      if (!next) {
+        spdlog::error("controller: {}", next.error());
+        allocate_producer_ids_response res;
+        res.error = error_code::unknown_server_error;
+        rp.deliver(res);
+        finish_op(self);
+        return;
+      }
+      auto block = *next;
+      std::vector<zk_operation> ops;
+      ops.push_back(zop(kind::check, std::string{zk::controller_epoch_path}, {},
+                        st.epoch_zk_version));
+      auto data = zk::encode_producer_id_block(block);
+      ops.push_back(exists ? zop(kind::set, path, data, r.version)
+                           : zop(kind::create, path, data));
+      zk_multi(self, std::move(ops), [=](zk_result& w) mutable {
+        if (!self->state.active) {
+          rp.deliver(retriable());
+          return;
+        }
+        if (!is(w, zk_error::ok)) {
+          rp.deliver(retriable());
+          resign_and_retry(self, "the producer id block could not be written");
+          return;
+        }
+        spdlog::info("controller: producer ids {}..{} to broker {}",
+                     block.first, block.last, req.broker_id);
+        allocate_producer_ids_response res;
+        res.producer_id_start = block.first;
+        res.producer_id_len =
+          static_cast<int32_t>(block.last - block.first + 1);
+        rp.deliver(res);
+        finish_op(self);
+      });
+    });
+  });
+  return rp;
+}
+
 } // namespace troupe::cluster_impl

@@ -71,4 +71,12 @@ create_topics_active(cluster_controller_ptr self, create_topics_request& req);
 caf::result<alter_isr_response> alter_isr_active(cluster_controller_ptr self,
                                                  alter_isr_request& req);
 
+/// Kafka's ZkProducerIdManager.generateProducerId on the controller: the
+/// next block after /latest_producer_id_block, written with its zkVersion
+/// (and the controller epoch's) before it is handed out, so no producer id
+/// is ever given twice, whichever controller hands out the next one.
+caf::result<allocate_producer_ids_response>
+allocate_producer_ids_active(cluster_controller_ptr self,
+                             allocate_producer_ids_request& req);
+
 } // namespace troupe::cluster_impl

@@ -117,9 +117,9 @@ using zookeeper_owner_actor = caf::typed_actor<caf::reacts_to<zk_session_event>,
                                                caf::reacts_to<zk_watch_event>>;
 
 /// A cluster node's controller (ZooKeeper mode): the controller protocol
-/// for its broker, plus what the other nodes and its ZooKeeper session send
-/// it. The one actor a node publishes on troupe.cluster.port.
-using cluster_controller_actor = controller_actor::extend<
+/// for its broker (admin requests included), plus what the other nodes and
+/// its ZooKeeper session send it. The one actor a node publishes on troupe.cluster.port.
+using cluster_controller_actor = embedded_controller_actor::extend<
   caf::reacts_to<zk_session_event>, caf::reacts_to<zk_watch_event>,
   caf::reacts_to<cluster_snapshot>,
   caf::replies_to<node_info_request>::with<node_info>,

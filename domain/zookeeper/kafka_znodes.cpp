@@ -771,4 +771,78 @@ decoded<std::string> decode_cluster_id(std::string_view text) {
   }
 }
 
+// -- /latest_producer_id_block ----------------------------------------------------------
+
+std::string encode_producer_id_block(const producer_id_block& block) {
+  json_members m;
+  m.add("version", "1");
+  m.add("broker", std::to_string(block.broker_id));
+  m.add("block_start", json_string(std::to_string(block.first)));
+  m.add("block_end", json_string(std::to_string(block.last)));
+  return m.write_immutable_map();
+}
+
+namespace {
+
+bool parse_long_string(const json& v, int64_t& out) {
+  std::string text;
+  if (v.is_string())
+    text = v.get<std::string>();
+  else if (v.is_number_integer())
+    text = std::to_string(v.get<int64_t>());
+  else
+    return false;
+  if (text.empty())
+    return false;
+  size_t used = 0;
+  try {
+    out = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return used == text.size();
+}
+
+} // namespace
+
+decoded<producer_id_block> decode_producer_id_block(std::string_view text) {
+  using result = decoded<producer_id_block>;
+  constexpr std::string_view znode = "/latest_producer_id_block";
+  producer_id_block b;
+  if (text.empty())
+    return b;
+  try {
+    json doc;
+    std::string error;
+    if (!parse_object(text, doc, error))
+      return fail_with<producer_id_block>(znode, error, text);
+    json_reader in{doc};
+    b.broker_id = in.int32("broker");
+    if (!in.error().empty())
+      return fail_with<producer_id_block>(znode, in.error(), text);
+    if (!doc.contains("block_start") || !doc.contains("block_end")
+        || !parse_long_string(doc["block_start"], b.first)
+        || !parse_long_string(doc["block_end"], b.last) || b.first < 0
+        || b.last < b.first)
+      return fail_with<producer_id_block>(
+        znode, "block_start/block_end missing or not a range", text);
+    return b;
+  } catch (const std::exception& e) {
+    return result::failure(std::string{znode} + ": " + e.what());
+  }
+}
+
+decoded<producer_id_block>
+next_producer_id_block(const producer_id_block& previous, int32_t broker_id,
+                       int32_t size) {
+  using result = decoded<producer_id_block>;
+  if (size <= 0)
+    return result::failure("producer id block size must be positive");
+  auto first = previous.last + 1;
+  if (first > std::numeric_limits<int64_t>::max() - size)
+    return result::failure("Exhausted all producerIds as the next block's end "
+                           "producerId has exceeded the int64 type limit");
+  return producer_id_block{broker_id, first, first + size - 1};
+}
+
 } // namespace troupe::zk

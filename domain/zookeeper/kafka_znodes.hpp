@@ -211,4 +211,31 @@ decoded<leader_isr_state> decode_partition_state(std::string_view json);
 std::string encode_cluster_id(std::string_view cluster_id);
 decoded<std::string> decode_cluster_id(std::string_view json);
 
+// -- /latest_producer_id_block ----------------------------------------------------------
+
+inline constexpr std::string_view producer_id_block_path =
+  "/latest_producer_id_block";
+
+/// The last block of producer ids the controller handed out (Kafka's
+/// ProducerIdBlockZNode; KIP-98, KIP-730).
+struct producer_id_block {
+  int32_t broker_id = -1;
+  int64_t first = 0;
+  int64_t last = -1;
+};
+
+/// ProducerIdBlockZNode.generateProducerIdBlockJson:
+/// {"version":1,"broker":B,"block_start":"S","block_end":"E"}.
+std::string encode_producer_id_block(const producer_id_block& block);
+
+/// ProducerIdBlockZNode.parseProducerIdBlockData; empty data (the znode as
+/// ZkData's persistent paths create it) is no block yet: last = -1.
+decoded<producer_id_block> decode_producer_id_block(std::string_view json);
+
+/// The block after `previous` with `size` ids, for `broker_id`; fails when
+/// the ids would pass Long.MAX_VALUE (Kafka: "Exhausted all producerIds").
+decoded<producer_id_block>
+next_producer_id_block(const producer_id_block& previous, int32_t broker_id,
+                       int32_t size);
+
 } // namespace troupe::zk

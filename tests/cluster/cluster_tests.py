@@ -572,6 +572,44 @@ def zookeeper_stall(troupe):
         wait_for("a new leader of after-stall-0", lambda: c.partition_state("after-stall", 0)["leader"] not in (-1, victim.id), c.session_timeout_ms / 1000 + 20)
 
 
+# -- idempotent producers on a cluster -----------------------------------------------------------
+
+
+def idempotent_producers(troupe):
+    """InitProducerId on any node: the controller hands out blocks from
+    /latest_producer_id_block (written with its zkVersion), so producers
+    connected to different nodes never share a producer id."""
+    import json as _json
+    with Cluster(troupe) as c:
+        c.start(3)
+        topic = c.create_topic("idem", 3, 3)
+        prods = [ProducerLoop(n.bootstrap, topic, rate=100, prefix=f"p{n.id}", conf={"enable.idempotence": True}) for n in c.nodes]
+        for p in prods:
+            p.start()
+        wait_for("acknowledgements from every idempotent producer", lambda: all(len(p.acked) >= 100 for p in prods), 60)
+        for p in prods:
+            assert p.stop() == 0 and not p.failed, p.failed[:3]
+        block = _json.loads(c.zk.get("/latest_producer_id_block")[0])
+        log(f"/latest_producer_id_block: {block}")
+        assert block["version"] == 1 and int(block["block_end"]) >= int(block["block_start"]) >= 0, block
+        # Every node's controller log line "producer ids A..B to broker N"
+        # (whichever node was controller when it was asked).
+        starts = []
+        for n in c.nodes:
+            for line in n.log_text().splitlines():
+                if "controller: producer ids " in line:
+                    starts.append(line.split("producer ids ")[1].split("..")[0])
+        log(f"blocks handed out, by first id: {starts}")
+        assert len(starts) >= 3, f"expected a block per broker, got {starts}"
+        assert len(starts) == len(set(starts)), f"a producer id block was handed out twice: {starts}"
+        for q in c.topic_partitions(topic):
+            records = read_partition(c.leader(topic, q).bootstrap, topic, q)
+            acked = [a for p in prods for a in p.acked if a.partition == q]
+            check_acknowledged_present(acked, records, topic, q)
+            values = [v for _, v in records]
+            assert len(values) == len(set(values)), f"a record stored twice in {topic}-{q}"
+
+
 CASES = {
     "leader-kill9": (leader_kill9, 150),
     "paused-node": (paused_node, 180),
@@ -584,6 +622,7 @@ CASES = {
     "network-partition": (network_partition, 180),
     "large-create-topics": (large_create_topics, 150),
     "zookeeper-stall": (zookeeper_stall, 150),
+    "idempotent-producers": (idempotent_producers, 120),
 }
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <random>
 #include <string>
 
@@ -486,5 +487,49 @@ TEST_CASE("listeners parse as Kafka's listener lists") {
         "PLAINTEXT://h:70000", "A://h:1,A://h:2", "A://h:1,B://h:1"}) {
     INFO(bad);
     CHECK_FALSE(parse_listeners(bad));
+  }
+}
+
+TEST_CASE("the producer id block znode reads and writes Kafka's JSON") {
+  // ProducerIdBlockZNode as a Kafka 3.x controller writes it.
+  auto text = encode_producer_id_block({2, 1000, 1999});
+  CHECK(
+    text
+    == R"({"version":1,"broker":2,"block_start":"1000","block_end":"1999"})");
+  auto b = decode_producer_id_block(text);
+  REQUIRE(b);
+  CHECK(b->broker_id == 2);
+  CHECK(b->first == 1000);
+  CHECK(b->last == 1999);
+}
+
+TEST_CASE("an empty producer id block znode means no block was handed out") {
+  auto b = decode_producer_id_block("");
+  REQUIRE(b);
+  auto next = next_producer_id_block(*b, 1, 1000);
+  REQUIRE(next);
+  CHECK(next->first == 0);
+  CHECK(next->last == 999);
+  CHECK(next->broker_id == 1);
+}
+
+TEST_CASE("the next producer id block follows the last one without overlap") {
+  auto next = next_producer_id_block({3, 0, 999}, 1, 1000);
+  REQUIRE(next);
+  CHECK(next->first == 1000);
+  CHECK(next->last == 1999);
+  auto edge = next_producer_id_block(
+    {3, 0, std::numeric_limits<int64_t>::max() - 10}, 1, 1000);
+  CHECK_FALSE(edge);
+}
+
+TEST_CASE("a malformed producer id block znode is refused with a reason") {
+  for (auto bad :
+       {R"({"version":1,"broker":1})",
+        R"({"version":1,"broker":1,"block_start":"x","block_end":"9"})",
+        R"({"version":1,"broker":1,"block_start":"9","block_end":"3"})",
+        "not json"}) {
+    auto b = decode_producer_id_block(bad);
+    CHECK_FALSE(b);
   }
 }
