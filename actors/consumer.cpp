@@ -22,21 +22,8 @@ rebalance_protocol protocol_of(const std::vector<std::string>& assignors) {
   return rebalance_protocol::cooperative;
 }
 
-namespace {
-
-using partitions = std::vector<topic_partition>;
-
-partitions minus(const partitions& xs, const partitions& ys) {
-  std::set<topic_partition> drop(ys.begin(), ys.end());
-  partitions result;
-  for (auto& x : xs)
-    if (!drop.count(x))
-      result.push_back(x);
-  return result;
-}
-
-void emit(consumer_ptr self, consumer_event_kind kind, partitions ps = {},
-          error_code error = error_code::none) {
+void emit(consumer_ptr self, consumer_event_kind kind,
+          std::vector<topic_partition> ps, error_code error) {
   auto& st = self->state;
   if (!st.listener)
     return;
@@ -51,6 +38,31 @@ void emit(consumer_ptr self, consumer_event_kind kind, partitions ps = {},
   ev.error = error;
   ev.at_ms = now_ms(self);
   self->send(st.listener, std::move(ev));
+}
+
+void learn_broker(consumer_ptr self, const caf::actor& handle) {
+  auto b = caf::actor_cast<broker_actor>(handle);
+  auto& known = self->state.brokers;
+  if (b && std::find(known.begin(), known.end(), b) == known.end())
+    known.push_back(std::move(b));
+}
+
+consumer_status status_of(const consumer_state& st) {
+  return {st.config.name, st.member_id, st.generation, st.phase,
+          st.leader,      st.protocol,  st.owned,      st.last_error};
+}
+
+namespace {
+
+using partitions = std::vector<topic_partition>;
+
+partitions minus(const partitions& xs, const partitions& ys) {
+  std::set<topic_partition> drop(ys.begin(), ys.end());
+  partitions result;
+  for (auto& x : xs)
+    if (!drop.count(x))
+      result.push_back(x);
+  return result;
 }
 
 void stop_heartbeats(consumer_ptr self) {
@@ -113,7 +125,6 @@ void join(consumer_ptr self);
 void discover(consumer_ptr self);
 void retry_commits(consumer_ptr self);
 void expire_commits(consumer_ptr self);
-void learn_broker(consumer_ptr self, const caf::actor& handle);
 
 /// Errors shared by every coordinator request; true when handled.
 bool handle_coordinator_error(consumer_ptr self, error_code e) {
@@ -400,13 +411,6 @@ void join(consumer_ptr self) {
       });
 }
 
-void learn_broker(consumer_ptr self, const caf::actor& handle) {
-  auto b = caf::actor_cast<broker_actor>(handle);
-  auto& known = self->state.brokers;
-  if (b && std::find(known.begin(), known.end(), b) == known.end())
-    known.push_back(std::move(b));
-}
-
 void discover(consumer_ptr self) {
   auto& st = self->state;
   if (st.phase != "stable")
@@ -545,11 +549,6 @@ void expire_commits(consumer_ptr self) {
   }
 }
 
-consumer_status status_of(const consumer_state& st) {
-  return {st.config.name, st.member_id, st.generation, st.phase,
-          st.leader,      st.protocol,  st.owned,      st.last_error};
-}
-
 } // namespace
 
 consumer_actor::behavior_type consumer(consumer_ptr self,
@@ -564,6 +563,8 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
   for (auto& b : st.config.bootstrap_servers)
     learn_broker(self, caf::actor_cast<caf::actor>(b));
   st.listener = std::move(listener);
+  if (st.config.group_protocol == "consumer")
+    return consumer_group_member(self);
   discover(self);
   return {
     [self](consumer_status_request&) { return status_of(self->state); },

@@ -213,12 +213,17 @@ struct describe_groups_response {
 struct list_groups_request {
   /// Empty: all states (ListGroups v4 filter).
   std::vector<std::string> states_filter;
+  /// Empty: all types, else "classic" and/or "consumer" (ListGroups v5,
+  /// KIP-848; case-insensitive as Kafka's GroupType.parse).
+  std::vector<std::string> types_filter;
 };
 
 struct listed_group {
   std::string group_id;
   std::string protocol_type;
   std::string state;
+  /// "classic" or "consumer" (ListGroups v5's GroupType).
+  std::string group_type;
 };
 
 struct list_groups_response {
@@ -365,12 +370,12 @@ typename Inspector::result_type inspect(Inspector& f,
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, list_groups_request& x) {
-  return f(x.states_filter);
+  return f(x.states_filter, x.types_filter);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, listed_group& x) {
-  return f(x.group_id, x.protocol_type, x.state);
+  return f(x.group_id, x.protocol_type, x.state, x.group_type);
 }
 
 template <class Inspector>

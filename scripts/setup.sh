@@ -38,3 +38,15 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get update -q
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+
+# npm packages of the Kafka client tests (tests/kafka/platformatic:
+# @platformatic/kafka, pinned by the committed package-lock.json), with the
+# machine's Node.js. Installed again only when the lock file changed.
+platformatic_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/kafka/platformatic"
+stamp="$platformatic_dir/node_modules/.troupe-installed-lock"
+if command -v npm >/dev/null 2>&1 \
+  && ! cmp -s "$platformatic_dir/package-lock.json" "$stamp"; then
+  echo "setup: npm ci in tests/kafka/platformatic"
+  (cd "$platformatic_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$platformatic_dir/package-lock.json" "$stamp"
+fi
