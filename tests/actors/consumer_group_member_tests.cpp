@@ -173,7 +173,7 @@ TEST_CASE("a member that leaves hands its partitions over and no partition "
   fx.check_exclusive_ownership();
 }
 
-TEST_CASE("a member that stops heartbeating is fenced after "
+TEST_CASE("a consumer-protocol member that crashes is fenced after "
           "group.consumer.session.timeout.ms and the others take over") {
   member_fixture fx;
   auto a = fx.start("a");
