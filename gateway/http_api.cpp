@@ -533,6 +533,105 @@ void add_partitions(
   }
 }
 
+/// Adds each partition's committed offset, high watermark and lag to `out`
+/// (the partitions the members own), then replies with it.
+void reply_with_lag(api_ptr api, broker_actor b, const std::string& group,
+                    std::shared_ptr<pb::GroupDescription> out,
+                    std::vector<topic_partition> assigned,
+                    http_reply_fn reply) {
+  ask<offset_fetch_response>(
+    api->sys, b, offset_fetch_request{group, assigned},
+    [api, out, assigned, reply](auto offs) {
+      // The latest offset (the high watermark) from each leader.
+      with_metadata(api, {}, false, [api, out, assigned, offs, reply](auto md) {
+        std::map<topic_partition, int32_t> leaders;
+        if (md)
+          for (auto& t : md->topics)
+            for (auto& p : t.partition_states)
+              leaders[{t.name, p.partition}] = p.leader;
+        std::vector<std::pair<broker_actor, list_offsets_request>> reqs;
+        for (auto& tp : assigned)
+          reqs.emplace_back(api->broker_by_id(leaders[tp]),
+                            list_offsets_request{tp, -1});
+        ask_all<list_offsets_response>(
+          api->sys, std::move(reqs),
+          [out, assigned, offs, reply](auto ends) {
+            for (size_t i = 0; i < assigned.size(); ++i) {
+              auto* l = out->add_lag();
+              l->set_topic(assigned[i].topic);
+              l->set_partition(assigned[i].partition);
+              int64_t committed = -1;
+              if (offs)
+                for (auto& o : offs->partitions)
+                  if (o.topic == assigned[i].topic
+                      && o.partition == assigned[i].partition)
+                    committed = o.offset;
+              int64_t hw = ends[i] ? ends[i]->offset : -1;
+              l->set_committed(committed);
+              l->set_high_watermark(hw);
+              l->set_lag(hw < 0 ? -1 : hw - std::max<int64_t>(committed, 0));
+            }
+            reply(json(200, to_json(*out)));
+          },
+          milliseconds{5000});
+      });
+    });
+}
+
+/// A KIP-848 assignment by topic name.
+std::vector<topic_partition> partitions_of(const consumer_group_assignment& a) {
+  std::vector<topic_partition> out;
+  for (auto& t : a.topic_partitions)
+    for (auto p : t.partitions)
+      out.push_back({t.topic_name, p});
+  return out;
+}
+
+/// A consumer group (KIP-848), which DescribeGroups sees as Dead: its
+/// epochs and each member's current and target assignment.
+void describe_consumer_group(api_ptr api, broker_actor b,
+                             const std::string& group, http_reply_fn reply) {
+  ask<consumer_group_describe_response>(
+    api->sys, b, consumer_group_describe_request{{group}, false},
+    [api, b, group, reply](auto res) {
+      if (!res || res->groups.empty())
+        return reply(kafka_error(500, error_code::request_timed_out,
+                                 "coordinator timeout"));
+      auto& g = res->groups[0];
+      if (g.error != error_code::none)
+        return reply(kafka_error(404, g.error, "no group " + group));
+      auto out = std::make_shared<pb::GroupDescription>();
+      out->set_group_id(g.group_id);
+      out->set_state(g.group_state);
+      out->set_generation(g.group_epoch);
+      out->set_protocol_type("consumer");
+      out->set_group_type("consumer");
+      out->set_group_epoch(g.group_epoch);
+      out->set_assignment_epoch(g.assignment_epoch);
+      out->set_assignor(g.assignor_name);
+      out->set_error_name("NONE");
+      std::vector<topic_partition> assigned;
+      for (auto& m : g.members) {
+        auto* md = out->add_members();
+        md->set_member_id(m.member_id);
+        if (m.instance_id)
+          md->set_group_instance_id(*m.instance_id);
+        md->set_client_id(m.client_id);
+        md->set_client_host(m.client_host);
+        md->set_member_epoch(m.member_epoch);
+        md->set_member_state(m.state);
+        auto current = partitions_of(m.assignment);
+        add_partitions(md->mutable_assignment(), current);
+        add_partitions(md->mutable_target_assignment(),
+                       partitions_of(m.target_assignment));
+        add_partitions(md->mutable_pending_revocation(),
+                       partitions_of(m.partitions_pending_revocation));
+        assigned.insert(assigned.end(), current.begin(), current.end());
+      }
+      reply_with_lag(api, b, group, out, std::move(assigned), reply);
+    });
+}
+
 void describe_group(api_ptr api, const std::string& group,
                     http_reply_fn reply) {
   with_coordinator(
@@ -548,9 +647,10 @@ void describe_group(api_ptr api, const std::string& group,
           auto& g = res->groups[0];
           if (g.error != error_code::none)
             return reply(kafka_error(404, g.error, "group " + group));
+          // Not a classic group: a consumer group, or none
+          // (GROUP_ID_NOT_FOUND from ConsumerGroupDescribe).
           if (g.state == "Dead")
-            return reply(kafka_error(404, error_code::group_id_not_found,
-                                     "no group " + group));
+            return describe_consumer_group(api, b, group, reply);
           auto out = std::make_shared<pb::GroupDescription>();
           out->set_group_id(g.group_id);
           out->set_state(g.state);
@@ -558,6 +658,7 @@ void describe_group(api_ptr api, const std::string& group,
           out->set_protocol_type(g.protocol_type);
           out->set_protocol(g.protocol_data);
           out->set_leader(g.leader);
+          out->set_group_type("classic");
           out->set_error_name("NONE");
           std::vector<topic_partition> assigned;
           for (auto& m : g.members) {
@@ -572,47 +673,7 @@ void describe_group(api_ptr api, const std::string& group,
                               a->partitions.end());
             }
           }
-          // Lag: committed offsets against each partition's high watermark.
-          ask<offset_fetch_response>(
-            api->sys, b, offset_fetch_request{group, assigned},
-            [api, out, assigned, reply](auto offs) {
-              // The latest offset (the high watermark) from each leader.
-              with_metadata(
-                api, {}, false, [api, out, assigned, offs, reply](auto md) {
-                  std::map<topic_partition, int32_t> leaders;
-                  if (md)
-                    for (auto& t : md->topics)
-                      for (auto& p : t.partition_states)
-                        leaders[{t.name, p.partition}] = p.leader;
-                  std::vector<std::pair<broker_actor, list_offsets_request>>
-                    reqs;
-                  for (auto& tp : assigned)
-                    reqs.emplace_back(api->broker_by_id(leaders[tp]),
-                                      list_offsets_request{tp, -1});
-                  ask_all<list_offsets_response>(
-                    api->sys, std::move(reqs),
-                    [out, assigned, offs, reply](auto ends) {
-                      for (size_t i = 0; i < assigned.size(); ++i) {
-                        auto* l = out->add_lag();
-                        l->set_topic(assigned[i].topic);
-                        l->set_partition(assigned[i].partition);
-                        int64_t committed = -1;
-                        if (offs)
-                          for (auto& o : offs->partitions)
-                            if (o.topic == assigned[i].topic
-                                && o.partition == assigned[i].partition)
-                              committed = o.offset;
-                        int64_t hw = ends[i] ? ends[i]->offset : -1;
-                        l->set_committed(committed);
-                        l->set_high_watermark(hw);
-                        l->set_lag(
-                          hw < 0 ? -1 : hw - std::max<int64_t>(committed, 0));
-                      }
-                      reply(json(200, to_json(*out)));
-                    },
-                    milliseconds{5000});
-                });
-            });
+          reply_with_lag(api, b, group, out, std::move(assigned), reply);
         });
     });
 }

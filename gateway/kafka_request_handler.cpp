@@ -96,26 +96,48 @@ struct handler {
 
   void operator()(k::metadata_request& req) {
     metadata_request out;
-    // Kafka v1: null is every topic, an empty array no topic at all.
+    // Kafka v1+: null is every topic, an empty array no topic at all.
     bool none = req.topics && req.topics->empty();
+    // v10+ may name topics by id only (name null): those are looked up in
+    // the answer for every topic.
+    std::vector<uuid> by_id;
     if (req.topics)
-      for (auto& t : *req.topics)
+      for (auto& t : *req.topics) {
         if (t.name)
           out.topics.push_back(*t.name);
-    out.allow_auto_topic_creation = ctx.auto_create_topics;
+        else
+          by_id.push_back(t.topic_id);
+      }
+    if (!by_id.empty())
+      out.topics.clear();
+    out.allow_auto_topic_creation =
+      ctx.auto_create_topics && req.allow_auto_topic_creation && by_id.empty();
     ask_one<metadata_response>(
       sys, ctx.broker, default_timeout, std::move(out), std::move(reply),
-      [h = header, none](metadata_response& res) {
+      [h = header, none, by_id, names = req.topics](metadata_response& res) {
         k::metadata_response out;
         for (auto& b : res.brokers)
           out.brokers.push_back({b.node_id, b.host, b.port, std::nullopt});
         if (!res.brokers.empty())
           out.controller_id = res.brokers.front().node_id;
+        auto wanted = [&](const topic_metadata& t) {
+          if (by_id.empty())
+            return true;
+          if (std::find(by_id.begin(), by_id.end(), t.topic_id) != by_id.end())
+            return true;
+          for (auto& n : *names)
+            if (n.name == t.name)
+              return true;
+          return false;
+        };
         if (!none)
           for (auto& t : res.topics) {
+            if (!wanted(t))
+              continue;
             k::metadata_topic topic;
             topic.error = t.error;
             topic.name = t.name;
+            topic.topic_id = t.topic_id; // v10+
             topic.is_internal = t.name == "__consumer_offsets";
             for (auto& p : t.partition_states) {
               k::metadata_partition part;
@@ -123,12 +145,27 @@ struct handler {
                                         : error_code::none;
               part.partition_index = p.partition;
               part.leader_id = p.leader;
+              part.leader_epoch = p.leader_epoch; // v7+
               part.replica_nodes = p.replicas;
               part.isr_nodes = p.isr;
               topic.partitions.push_back(std::move(part));
             }
             out.topics.push_back(std::move(topic));
           }
+        // Kafka's KafkaApis.handleTopicMetadataRequest: an id the cluster
+        // does not know is UNKNOWN_TOPIC_ID, with a null name.
+        for (auto& id : by_id) {
+          bool known = false;
+          for (auto& t : out.topics)
+            known = known || t.topic_id == id;
+          if (!known) {
+            k::metadata_topic topic;
+            topic.error = error_code::unknown_topic_id;
+            topic.name = std::nullopt;
+            topic.topic_id = id;
+            out.topics.push_back(std::move(topic));
+          }
+        }
         return frame(h, out, k::encode_metadata_response);
       });
   }
@@ -543,7 +580,8 @@ const std::vector<kafka::api_version>& kafka_listener_versions() {
       v(api_key::produce, 3, 3),
       v(api_key::fetch, 4, 4),
       v(api_key::list_offsets, 1, 1),
-      v(api_key::metadata, 1, 1),
+      // v10+ for the topic ids KIP-848's assignments name topics by.
+      v(api_key::metadata, 1, 12),
       v(api_key::offset_commit, 2, 2),
       v(api_key::offset_fetch, 1, 1),
       v(api_key::find_coordinator, 0, 0),

