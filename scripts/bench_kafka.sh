@@ -31,7 +31,7 @@ fi
 # KAFKA_BENCH_TROUPE=/path/to/troupe benchmarks that binary instead of
 # building one (kafka_bench is built either way).
 troupe="${KAFKA_BENCH_TROUPE:-}"
-targets=(kafka_bench)
+targets=(kafka_bench stress_harness)
 if [[ -z "$troupe" ]]; then
   targets+=(troupe)
   troupe="$build_dir/troupe"
@@ -126,8 +126,22 @@ timeout 240 "$bench" --mock --mock-brokers 3 "${common[@]}" \
   || echo "kafka_bench against the mock exited with $?" >&2
 grep -E '^(produce|group)' "$out/mock.out" >&2 || true
 
+# -- stress harness: 10,000 members, cold start and 10 % churn -----------------
+# troupe's own consumer actors against the embedded node, in one process,
+# with either group protocol (KIP-848: the coordinator's uniform assignor).
+stress_members="${KAFKA_BENCH_STRESS_MEMBERS:-10000}"
+for protocol in classic consumer; do
+  echo "stress harness: $stress_members members, group.protocol=$protocol" >&2
+  timeout 400 "$build_dir/stress_harness" --members "$stress_members" --groups 1 \
+    -s churn --group-protocol "$protocol" --heartbeat-interval-ms 3000 \
+    --session-timeout-ms 30000 --timeout-seconds 120 \
+    --json "$out/stress-$protocol.json" >"$out/stress-$protocol.out" 2>&1 \
+    || echo "stress_harness ($protocol) exited with $?" >&2
+done
+
 # -- the table -----------------------------------------------------------------
-python3 - "$out/troupe.out" "$out/mock.out" "$session_ms" "$heartbeat_ms" "$out/cp.out" <<'EOF'
+python3 - "$out/troupe.out" "$out/mock.out" "$session_ms" "$heartbeat_ms" "$out/cp.out" \
+  "$out/stress-classic.json" "$out/stress-consumer.json" <<'EOF'
 import sys
 
 def results(path):
@@ -203,6 +217,29 @@ print("Targets (consumer protocol): complete within 100 ms of the last "
 print(f"troupe ran with group.consumer.heartbeat.interval.ms={heartbeat_ms} and "
       f"group.consumer.min.heartbeat.interval.ms={heartbeat_ms} (Kafka's default "
       "and minimum: 5000), the same interval the classic clients use.")
+print()
+
+import json
+print(f"Stress harness (troupe's consumer actors, one group, one partition "
+      "per member, heartbeat.interval.ms=3000, session.timeout.ms=30000): "
+      "classic against the consumer group protocol")
+print()
+print("| scenario | protocol | members | stable after (ms) | after last join (ms) "
+      "| partitions moved | CPU % | ok |")
+print("|---|---|---:|---:|---:|---:|---:|---|")
+for path in sys.argv[6:8]:
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        print(f"| - | {path} | n/a | n/a | n/a | n/a | n/a | no output |")
+        continue
+    for r in doc["rows"]:
+        stable = f"{r['max_ms']:,.0f}" if r["ok"] else "not stable in 120 s"
+        last = f"{r['since_last_join_ms']:,.0f}" if r["since_last_join_ms"] > 0 else "-"
+        moved = f"{r['moved_partitions']:,}" if r["moved_partitions"] >= 0 else "-"
+        print(f"| {r['scenario']} | {r['protocol']} | {doc['members']:,} | {stable} | "
+              f"{last} | {moved} | {r['cpu_percent']:.0f} | {'yes' if r['ok'] else 'no'} |")
 print()
 
 join_wait = 3000
