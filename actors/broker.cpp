@@ -688,8 +688,13 @@ void request_metadata(broker_ptr self, std::vector<std::string> topics) {
           announce_topics(self);
       },
       [self](caf::error& err) {
-        spdlog::error("broker {}: no metadata from the controller: {}",
-                      self->state.node_id, caf::to_string(err));
+        // A cluster node has none before the active controller's first
+        // snapshot, which brings every partition anyway.
+        if (err == caf::sec::request_receiver_down)
+          spdlog::debug("broker {}: no metadata yet", self->state.node_id);
+        else
+          spdlog::error("broker {}: no metadata from the controller: {}",
+                        self->state.node_id, caf::to_string(err));
       });
 }
 

@@ -362,6 +362,10 @@ void lose_session(cluster_controller_ptr self, const std::string& why) {
   if (st.active)
     resign(self, why);
   st.controller_id = -1;
+  // What the last controller said may be outdated by now (others took over
+  // this node's leaderships): once registered again, the broker waits for
+  // the active controller's next snapshot instead of resuming from it.
+  st.view = cluster_snapshot{};
   if (!st.stepped_down) {
     st.stepped_down = true;
     self->send(st.broker, broker_status_change{st.broker_id, false});
@@ -435,6 +439,8 @@ metadata_response answer_metadata(const cluster_controller_state& st,
                                   const metadata_request& req) {
   metadata_response res;
   res.brokers = live_broker_infos(st);
+  if (st.peers.count(st.controller_id))
+    res.controller_id = st.controller_id;
   if (req.topics.empty()) {
     res.topics = st.view.topics;
     return res;
@@ -709,6 +715,7 @@ cluster_controller(cluster_controller_ptr self, cluster_config config,
           self->send(st.broker, broker_status_change{st.broker_id, false});
         }
         st.registered = false;
+        st.view = cluster_snapshot{}; // outdated while it is out (lose_session)
         zk_ask(self,
                op(zk_operation::kind::remove, zk::broker_path(st.broker_id)),
                [](zk_result&) {});

@@ -4,8 +4,9 @@
 // /controller_epoch's zkVersion, so a deposed controller's writes fail; each
 // partition state is set with its own zkVersion (the partition epoch).
 
+#include <iterator>
+#include <map>
 #include <memory>
-#include <set>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -95,11 +96,37 @@ void broadcast(cluster_controller_ptr self) {
   apply_snapshot(self, std::move(s));
 }
 
-/// Stores `working` where it differs from what ZooKeeper holds, in one
-/// fenced multi; on success it becomes the metadata and everyone hears of
-/// it. Any failure ends the controllership (a newer controller fenced this
-/// one, or the outcome is unknown): the next controller reads ZooKeeper
-/// afresh.
+/// ZooKeeper refuses a request larger than jute.maxbuffer (1 MiB by
+/// default) by closing the connection; a metadata write goes out in
+/// multis of at most about this many bytes.
+constexpr size_t max_multi_bytes = 256 * 1024;
+
+/// Writes `chunks[i..]` one after another; `done` gets the first error or
+/// ok after the last.
+void write_chunks(
+  cluster_controller_ptr self,
+  std::shared_ptr<std::vector<std::vector<zk_operation>>> chunks, size_t i,
+  std::function<void(zk_result&)> done) {
+  auto ops = (*chunks)[i];
+  zk_multi(self, std::move(ops),
+           [self, chunks, i, done = std::move(done)](zk_result& r) mutable {
+             if (!is(r, zk_error::ok) || i + 1 == chunks->size()
+                 || !self->state.active) {
+               done(r);
+               return;
+             }
+             write_chunks(self, chunks, i + 1, std::move(done));
+           });
+}
+
+/// Stores `working` where it differs from what ZooKeeper holds; on success
+/// it becomes the metadata and everyone hears of it. The write is one
+/// multi, or several for a large change (many new partitions), each
+/// starting with the check of `/controller_epoch`'s zkVersion, as Kafka's
+/// KafkaZkClient wraps every controller write: a deposed controller is
+/// fenced on every one. A topic's znodes stay in one multi. Any failure
+/// ends the controllership (a newer controller fenced this one, or the
+/// outcome is unknown): the next controller reads ZooKeeper afresh.
 void commit(cluster_controller_ptr self, cluster_metadata working,
             std::function<void(error_code)> done) {
   auto& st = self->state;
@@ -109,21 +136,29 @@ void commit(cluster_controller_ptr self, cluster_metadata working,
     done(error_code::none);
     return;
   }
-  std::vector<zk_operation> ops;
-  ops.push_back(zop(kind::check, std::string{zk::controller_epoch_path}, {},
-                    st.epoch_zk_version));
+  // The ops of one topic (its new znodes, its partitions' states), in
+  // order of first appearance.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<zk_operation>> by_topic;
+  auto group = [&](const std::string& topic) -> std::vector<zk_operation>& {
+    auto i = by_topic.find(topic);
+    if (i == by_topic.end()) {
+      order.push_back(topic);
+      i = by_topic.emplace(topic, std::vector<zk_operation>{}).first;
+    }
+    return i->second;
+  };
   // New topics: Kafka's TopicZNode, then a state znode per partition.
-  std::set<std::string> created;
   for (auto& tp : changed) {
-    if (st.metadata.has_topic(tp.topic) || created.count(tp.topic))
+    if (st.metadata.has_topic(tp.topic) || by_topic.count(tp.topic))
       continue;
-    created.insert(tp.topic);
     zk::topic_assignment a;
     if (auto id = working.topic_id(tp.topic); !id.is_zero())
       a.topic_id = id;
     auto& parts = working.topics().at(tp.topic);
     for (size_t p = 0; p < parts.size(); ++p)
       a.partitions[static_cast<int32_t>(p)].replicas = parts[p].replicas;
+    auto& ops = group(tp.topic);
     ops.push_back(zop(kind::create, zk::topic_path(tp.topic),
                       zk::encode_topic_assignment(a)));
     ops.push_back(zop(kind::create, zk::topic_partitions_path(tp.topic)));
@@ -132,6 +167,7 @@ void commit(cluster_controller_ptr self, cluster_metadata working,
   for (auto& tp : changed) {
     auto& now = *working.partition(tp);
     auto old = st.metadata.partition(tp);
+    auto& ops = group(tp.topic);
     if (!old || old->partition_epoch < 0) {
       if (!old)
         ops.push_back(zop(kind::create, zk::topic_partition_path(tp)));
@@ -144,8 +180,27 @@ void commit(cluster_controller_ptr self, cluster_metadata working,
       versions.emplace_back(tp, old->partition_epoch + 1);
     }
   }
+  auto chunks = std::make_shared<std::vector<std::vector<zk_operation>>>();
+  size_t bytes = 0;
+  for (auto& topic : order) {
+    auto& ops = by_topic[topic];
+    size_t size = 0;
+    for (auto& op : ops)
+      size += op.path.size() + op.data.size() + 16;
+    if (chunks->empty() || bytes + size > max_multi_bytes) {
+      chunks->emplace_back();
+      chunks->back().push_back(zop(kind::check,
+                                   std::string{zk::controller_epoch_path}, {},
+                                   st.epoch_zk_version));
+      bytes = 0;
+    }
+    bytes += size;
+    auto& chunk = chunks->back();
+    chunk.insert(chunk.end(), std::make_move_iterator(ops.begin()),
+                 std::make_move_iterator(ops.end()));
+  }
   auto next = std::make_shared<cluster_metadata>(std::move(working));
-  zk_multi(self, std::move(ops), [self, next, versions, done](zk_result& r) {
+  write_chunks(self, chunks, 0, [self, next, versions, done](zk_result& r) {
     auto& st = self->state;
     if (!st.active) {
       done(error_code::not_controller);

@@ -22,9 +22,17 @@ rebalance_protocol protocol_of(const std::vector<std::string>& assignors) {
   return rebalance_protocol::cooperative;
 }
 
+namespace {
+
+void forget_positions(consumer_state& st, consumer_event_kind kind,
+                      const std::vector<topic_partition>& ps);
+
+} // namespace
+
 void emit(consumer_ptr self, consumer_event_kind kind,
           std::vector<topic_partition> ps, error_code error) {
   auto& st = self->state;
+  forget_positions(st, kind, ps);
   if (!st.listener)
     return;
   consumer_event ev;
@@ -551,6 +559,68 @@ void expire_commits(consumer_ptr self) {
 
 } // namespace
 
+// -- manual assignment and positions ---------------------------------------------
+
+namespace {
+
+/// Kafka's SubscriptionState: a partition that is revoked or lost loses its
+/// position; a newly assigned one starts from the committed offset.
+void forget_positions(consumer_state& st, consumer_event_kind kind,
+                      const partitions& ps) {
+  if (kind == consumer_event_kind::revoked || kind == consumer_event_kind::lost)
+    for (auto& tp : ps)
+      st.positions.erase(tp);
+}
+
+} // namespace
+
+consumer_positions positions_of(consumer_state& st) {
+  consumer_positions out;
+  for (auto i = st.positions.begin(); i != st.positions.end();)
+    if (std::binary_search(st.owned.begin(), st.owned.end(), i->first))
+      ++i;
+    else
+      i = st.positions.erase(i);
+  for (auto& tp : st.owned) {
+    auto i = st.positions.find(tp);
+    out.positions.push_back(
+      {tp, i == st.positions.end() ? position_unknown : i->second});
+  }
+  return out;
+}
+
+/// Kafka's KafkaConsumer.assign(): the new partitions replace the old ones;
+/// partitions that stay keep their positions.
+consumer_positions assign_partitions(consumer_ptr self, partitions ps) {
+  auto& st = self->state;
+  if (!st.manual) {
+    auto out = positions_of(st);
+    out.error = error_code::invalid_request;
+    return out;
+  }
+  std::sort(ps.begin(), ps.end());
+  ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
+  st.owned = std::move(ps);
+  return positions_of(st);
+}
+
+/// Kafka's seek: only owned partitions can be sought.
+consumer_positions seek_partitions(consumer_ptr self,
+                                   const std::vector<partition_position>& to) {
+  auto& st = self->state;
+  std::vector<topic_partition> not_assigned;
+  for (auto& p : to) {
+    if (!std::binary_search(st.owned.begin(), st.owned.end(), p.partition)
+        || p.offset < position_unknown)
+      not_assigned.push_back(p.partition);
+    else
+      st.positions[p.partition] = p.offset;
+  }
+  auto out = positions_of(st);
+  out.not_assigned = std::move(not_assigned);
+  return out;
+}
+
 consumer_actor::behavior_type consumer(consumer_ptr self,
                                        consumer_config config,
                                        broker_actor bootstrap,
@@ -563,9 +633,14 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
   for (auto& b : st.config.bootstrap_servers)
     learn_broker(self, caf::actor_cast<caf::actor>(b));
   st.listener = std::move(listener);
-  if (st.config.group_protocol == "consumer")
+  if (st.config.manual_assignment) {
+    st.manual = true;
+    assign_partitions(self, st.config.assignment);
+  } else if (st.config.group_protocol == "consumer") {
     return consumer_group_member(self);
-  discover(self);
+  } else {
+    discover(self);
+  }
   return {
     [self](consumer_status_request&) { return status_of(self->state); },
     [self](consumer_commit& req) -> caf::result<offset_commit_response> {
@@ -609,6 +684,11 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
       return rp;
     },
     [self](consumer_crash&) { self->quit(); },
+    [self](consumer_assign& req) {
+      return assign_partitions(self, std::move(req.partitions));
+    },
+    [self](consumer_seek& req) { return seek_partitions(self, req.positions); },
+    [self](consumer_positions_request&) { return positions_of(self->state); },
     [self](heartbeat_tick& t) {
       auto& st = self->state;
       if (t.epoch != st.heartbeat_epoch || !st.coordinator)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,10 @@ struct consumer_config {
   std::string group_remote_assignor;
   /// client.rack (consumer protocol); empty: none.
   std::string client_rack;
+  /// Kafka's assign() instead of subscribe(): own `assignment` without
+  /// joining the group (no JoinGroup, no heartbeats).
+  bool manual_assignment = false;
+  std::vector<topic_partition> assignment;
 };
 
 /// Kafka's ConsumerCoordinator as an actor: finds the coordinator, joins,
@@ -103,6 +108,12 @@ struct consumer_state {
   uint64_t heartbeat_epoch = 0;
   uint64_t rejoin_epoch = 0;
 
+  /// Spawned with a manual assignment (Kafka's assign()).
+  bool manual = false;
+  /// Where the consumer reads next, per owned partition (Kafka's
+  /// SubscriptionState positions); revoked and lost partitions lose theirs.
+  std::map<topic_partition, int64_t> positions;
+
   // -- group.protocol=consumer (actors/consumer_group_member.cpp) --
 
   /// The member's side of KIP-848; null with the classic protocol.
@@ -142,6 +153,19 @@ void emit(consumer_ptr self, consumer_event_kind kind,
 void learn_broker(consumer_ptr self, const caf::actor& handle);
 
 consumer_status status_of(const consumer_state& st);
+
+/// The owned partitions with their positions (position_unknown: from the
+/// committed offset).
+consumer_positions positions_of(consumer_state& st);
+
+/// Kafka's assign(): INVALID_REQUEST unless spawned with a manual
+/// assignment.
+consumer_positions assign_partitions(consumer_ptr self,
+                                     std::vector<topic_partition> ps);
+
+/// Kafka's seek(): only owned partitions can be sought.
+consumer_positions seek_partitions(consumer_ptr self,
+                                   const std::vector<partition_position>& to);
 
 /// Kafka's rebalance protocol for a list of assignors: cooperative only if
 /// every assignor supports it.

@@ -383,6 +383,13 @@ consumer_actor::behavior_type consumer_group_member(consumer_ptr self) {
       return rp;
     },
     [self](consumer_crash&) { self->quit(); },
+    // A subscribed consumer cannot assign() (INVALID_REQUEST); seek and
+    // positions work on what the member owns, as with the classic protocol.
+    [self](consumer_assign& req) {
+      return assign_partitions(self, std::move(req.partitions));
+    },
+    [self](consumer_seek& req) { return seek_partitions(self, req.positions); },
+    [self](consumer_positions_request&) { return positions_of(self->state); },
     [self](heartbeat_tick& t) {
       if (t.epoch == self->state.heartbeat_epoch)
         send_heartbeat(self);

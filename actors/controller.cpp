@@ -89,6 +89,10 @@ controller_actor::behavior_type controller(controller_ptr self,
       for (auto& b : st.brokers)
         if (st.metadata.is_alive(b.node_id))
           res.brokers.push_back(b);
+      // The embedded controller is no broker: clients are told the first
+      // live one, which shares its process.
+      if (!res.brokers.empty())
+        res.controller_id = res.brokers.front().node_id;
       if (req.topics.empty()) {
         for (auto& [name, partitions] : st.metadata.topics())
           res.topics.push_back(describe(st.metadata, name));

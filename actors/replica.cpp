@@ -38,6 +38,22 @@ bool stale(replica_ptr self, uint64_t role_epoch) {
   return self->state.role_epoch != role_epoch;
 }
 
+/// A follower's request to its leader goes out; its answer counts while
+/// `abandoned` is false.
+uint64_t send_to_leader(replica_state& st, const broker_actor& leader) {
+  st.fetching = true;
+  st.fetch_target = leader.address();
+  return ++st.fetch_id;
+}
+
+bool abandoned(replica_ptr self, uint64_t fetch_id) {
+  auto& st = self->state;
+  if (st.fetch_id != fetch_id)
+    return true;
+  st.fetch_target = nullptr;
+  return false;
+}
+
 broker_actor leader_broker(replica_state& st) {
   if (!st.metadata)
     return {};
@@ -82,6 +98,7 @@ void reset_role(replica_ptr self) {
   st.leader.reset();
   st.alter_isr_in_flight = false;
   st.fetching = false;
+  st.fetch_target = nullptr;
 }
 
 void become_leader(replica_ptr self, const partition_metadata& m) {
@@ -130,13 +147,13 @@ void truncate_then_fetch(replica_ptr self) {
     backoff();
     return;
   }
-  st.fetching = true;
+  auto id = send_to_leader(st, leader);
   epoch_end_offset_request req{st.partition, st.latest_epoch,
                                st.metadata->leader_epoch};
   self->request(leader, controller_timeout, req)
     .then(
-      [self, epoch, backoff](epoch_end_offset_response& r) {
-        if (stale(self, epoch))
+      [self, epoch, id, backoff](epoch_end_offset_response& r) {
+        if (stale(self, epoch) || abandoned(self, id))
           return;
         auto& st = self->state;
         if (r.error != error_code::none) {
@@ -170,7 +187,10 @@ void truncate_then_fetch(replica_ptr self) {
             },
             [backoff](caf::error&) { backoff(); });
       },
-      [backoff](caf::error&) { backoff(); });
+      [self, id, backoff](caf::error&) {
+        if (!abandoned(self, id))
+          backoff();
+      });
 }
 
 void become_follower(replica_ptr self) {
@@ -445,7 +465,7 @@ void fetch_from_leader(replica_ptr self) {
     backoff();
     return;
   }
-  st.fetching = true;
+  auto id = send_to_leader(st, leader);
   fetch_request req{st.partition,
                     st.broker_id,
                     st.log_end_offset,
@@ -455,8 +475,8 @@ void fetch_from_leader(replica_ptr self) {
                     st.metadata->leader_epoch};
   self->request(leader, ms(st.fetch.wait_max_ms) + controller_timeout, req)
     .then(
-      [self, epoch, backoff](fetch_response& r) {
-        if (stale(self, epoch))
+      [self, epoch, id, backoff](fetch_response& r) {
+        if (stale(self, epoch) || abandoned(self, id))
           return;
         auto& st = self->state;
         st.fetching = false;
@@ -500,7 +520,10 @@ void fetch_from_leader(replica_ptr self) {
             },
             [backoff](caf::error&) { backoff(); });
       },
-      [backoff](caf::error&) { backoff(); });
+      [self, id, backoff](caf::error&) {
+        if (!abandoned(self, id))
+          backoff();
+      });
 }
 
 } // namespace
@@ -662,7 +685,16 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
     [self](cluster_peers& peers) {
       // The brokers of a cluster come and go (a restarted node has new
       // handles); the next fetch goes to the leader's current one.
-      self->state.peers = std::move(peers.brokers);
+      auto& st = self->state;
+      st.peers = std::move(peers.brokers);
+      // CAF 0.17 drops what a proxy held when its node link went down,
+      // requests included: give up on one sent to a handle that is gone
+      // and ask the current one, rather than wait for its timeout.
+      if (st.fetch_target && leader_broker(st).address() != st.fetch_target) {
+        ++st.fetch_id;
+        st.fetch_target = nullptr;
+        retry_later(self, st.role_epoch);
+      }
     },
     [self](follower_fetch_tick& t) {
       auto& st = self->state;

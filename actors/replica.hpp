@@ -69,6 +69,11 @@ struct replica_state {
   bool alter_isr_in_flight = false;
   /// A follower's fetch is out (one at a time, like a fetcher thread).
   bool fetching = false;
+  /// The leader's handle a follower's request (epoch end offset or fetch)
+  /// waits on; fetch_id tells its answer from one given up on when that
+  /// handle went away (a peer's node link dropped).
+  caf::actor_addr fetch_target;
+  uint64_t fetch_id = 0;
   /// A follower has cut its log where it diverges from the leader's.
   bool truncated = false;
 

@@ -2,9 +2,7 @@
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -17,9 +15,6 @@
 #include "actors/node.hpp"
 #include "domain/consumer_protocol.hpp"
 #include "domain/java_hash.hpp"
-#include "gateway/http_api.hpp"
-#include "gateway/http_server.hpp"
-#include "gateway/kafka_listener.hpp"
 
 namespace troupe {
 
@@ -259,102 +254,6 @@ int run_demo(caf::actor_system& sys, const cluster_config& config,
   stop_embedded_node(node);
   self->send_exit(printer, caf::exit_reason::user_shutdown);
   return exit_code;
-}
-
-namespace {
-
-std::atomic<bool> stop_requested{false};
-
-void on_signal(int) {
-  stop_requested = true;
-}
-
-} // namespace
-
-namespace {
-
-/// The dashboard's files: --web-root, else ./web, else web/ next to the
-/// directory holding the executable (a build dir inside the repo).
-std::string find_web_root(const std::string& given) {
-  namespace fs = std::filesystem;
-  if (!given.empty())
-    return given;
-  if (fs::exists("web/index.html"))
-    return "web";
-  std::error_code ec;
-  auto exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    auto candidate = exe.parent_path().parent_path() / "web";
-    if (fs::exists(candidate / "index.html"))
-      return candidate.string();
-  }
-  return "web";
-}
-
-} // namespace
-
-int run_node(caf::actor_system& sys, const cluster_config& config,
-             const serve_options& options) {
-  std::shared_ptr<http_api> api;
-  if (options.http_port > 0) {
-    http_api_config ac;
-    ac.base_uri = "http://" + config.advertised_host + ":"
-                  + std::to_string(options.http_port);
-    api = std::make_shared<http_api>(sys, config, ac);
-  }
-  auto node = spawn_embedded_node(
-    sys, config, api ? api->listener() : event_listener_actor{});
-  kafka_listener listener{sys, {}};
-  std::unique_ptr<http_server> http;
-  try {
-    listener.start(node, config);
-    if (api) {
-      api->attach(node);
-      http_server_config hc;
-      hc.bind_host = options.http_bind;
-      hc.port = static_cast<uint16_t>(options.http_port);
-      hc.body_limit = options.http_body_limit;
-      hc.idle_timeout = std::chrono::milliseconds(options.http_idle_timeout_ms);
-      hc.threads = options.http_threads;
-      hc.web_root = find_web_root(options.web_root);
-      http = std::make_unique<http_server>(hc, api);
-      try {
-        http->start();
-      } catch (const std::runtime_error& e) {
-        if (options.http_port_required)
-          throw;
-        spdlog::warn("troupe: {}; running without the HTTP gateway", e.what());
-        http.reset();
-      }
-    }
-  } catch (const std::runtime_error&) {
-    if (api)
-      api->shutdown();
-    listener.stop();
-    stop_embedded_node(node);
-    throw;
-  }
-  spdlog::info("troupe: {} brokers listening for Kafka clients (ports "
-               "{}..{}); Ctrl-C stops",
-               config.brokers, config.base_port,
-               config.base_port + config.brokers - 1);
-  if (http)
-    std::printf("troupe: dashboard and REST/WebSocket API on "
-                "http://%s:%d/ ; Kafka listeners on %d..%d\n",
-                config.advertised_host.c_str(), options.http_port,
-                config.base_port, config.base_port + config.brokers - 1);
-  std::fflush(stdout);
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  while (!stop_requested)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  if (http)
-    http->stop();
-  if (api)
-    api->shutdown(); // instances and WebSocket members leave their groups
-  listener.stop();
-  stop_embedded_node(node);
-  return 0;
 }
 
 } // namespace troupe

@@ -38,6 +38,9 @@ struct serve_options {
   int32_t http_threads = 1;
   /// The dashboard's files; empty: ./web, else web/ beside the build dir.
   std::string web_root;
+  /// troupe.http.admin.token / troupe.http.admin.enable.
+  std::string http_admin_token;
+  bool http_admin_enable = false;
 };
 
 /// Starts the embedded node, the Kafka listener and the HTTP gateway, and

@@ -109,6 +109,8 @@ int main(int argc, char** argv) {
   troupe::process_config process;
   troupe::apply_properties(props, cluster, errors);
   troupe::apply_process_properties(props, process, errors);
+  serve_opts.http_admin_token = process.http_admin_token;
+  serve_opts.http_admin_enable = process.http_admin_enable;
   if (demo.session_timeout_ms < cluster.group.min_session_timeout_ms
       || demo.session_timeout_ms > cluster.group.max_session_timeout_ms)
     errors.push_back("--demo-session-timeout-ms must lie within "
@@ -121,7 +123,11 @@ int main(int argc, char** argv) {
   }
 
   caf::actor_system_config cfg;
-  troupe::configure_actor_system(cfg, process);
+  troupe::configure_actor_system(
+    cfg, process,
+    cluster.zookeeper.enabled()
+      ? std::optional<troupe::zookeeper_mode>{cluster.zookeeper}
+      : std::nullopt);
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
   caf::actor_system sys{cfg};
   try {

@@ -113,6 +113,11 @@ const std::vector<property_doc> docs = {
   {"group.consumer.assignors", "uniform,range",
    "server-side assignors (names or Kafka's class names); the first is the "
    "default"},
+  {"troupe.http.admin.token", "",
+   "routes that change the cluster (broker stop/start, topic creation) "
+   "need Authorization: Bearer <token>"},
+  {"troupe.http.admin.enable", "false",
+   "without a token, allow those routes anyway (local experiments)"},
 };
 
 /// group.consumer.assignors: a comma-separated list of names or Kafka's
@@ -283,7 +288,8 @@ void apply_properties(const properties& props, cluster_config& cfg,
     else if (key == "troupe.cluster.connection.timeout.ms")
       ok = parse_int<int32_t>(value, cfg.zookeeper.connection_timeout_ms, 0,
                               i32max);
-    else if (key.rfind("troupe.scheduler.", 0) == 0)
+    else if (key.rfind("troupe.scheduler.", 0) == 0
+             || key.rfind("troupe.http.", 0) == 0)
       continue; // process settings
     else {
       errors.push_back("unknown property: " + key);
@@ -344,6 +350,19 @@ void apply_process_properties(const properties& props, process_config& cfg,
                          "stealing");
     else
       cfg.scheduler_policy = i->second;
+  }
+  for (auto& [key, value] : props) {
+    if (key.rfind("troupe.http.", 0) != 0)
+      continue;
+    if (key == "troupe.http.admin.token")
+      cfg.http_admin_token = value;
+    else if (key == "troupe.http.admin.enable") {
+      if (!parse_bool(value, cfg.http_admin_enable))
+        errors.push_back("invalid value '" + value
+                         + "' for troupe.http.admin.enable: expected true or "
+                           "false");
+    } else
+      errors.push_back("unknown property: " + key);
   }
 }
 

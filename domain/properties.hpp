@@ -43,6 +43,11 @@ struct process_config {
   int32_t threads = 0;
   /// troupe.scheduler.policy: "sharing" (cheap when idle) or "stealing".
   std::string scheduler_policy = "sharing";
+  /// troupe.http.admin.token: the HTTP gateway's routes that change the
+  /// cluster need `Authorization: Bearer <token>`.
+  std::string http_admin_token;
+  /// troupe.http.admin.enable: without a token, allow them anyway.
+  bool http_admin_enable = false;
 };
 
 void apply_process_properties(const properties& props, process_config& cfg,

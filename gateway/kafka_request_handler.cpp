@@ -118,8 +118,7 @@ struct handler {
         k::metadata_response out;
         for (auto& b : res.brokers)
           out.brokers.push_back({b.node_id, b.host, b.port, std::nullopt});
-        if (!res.brokers.empty())
-          out.controller_id = res.brokers.front().node_id;
+        out.controller_id = res.controller_id;
         auto wanted = [&](const topic_metadata& t) {
           if (by_id.empty())
             return true;

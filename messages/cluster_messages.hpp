@@ -75,6 +75,8 @@ struct topic_metadata {
 struct metadata_response {
   std::vector<broker_info> brokers;
   std::vector<topic_metadata> topics;
+  /// The broker Kafka clients are told is the controller (-1: none).
+  int32_t controller_id = -1;
 };
 
 struct new_topic {
@@ -336,6 +338,46 @@ struct rejoin_tick {
   uint64_t epoch = 0;
 };
 
+/// Where a consumer reads next in one partition (Kafka's SubscriptionState
+/// position): an offset >= 0, or one of the markers below.
+struct partition_position {
+  topic_partition partition;
+  int64_t offset = -3;
+};
+
+/// seekToEnd: resolved to the high watermark (ListOffsets -1) when read.
+constexpr int64_t position_latest = -1;
+/// seekToBeginning: resolved to the log start (ListOffsets -2) when read.
+constexpr int64_t position_earliest = -2;
+/// Not known yet: the committed offset, else auto.offset.reset.
+constexpr int64_t position_unknown = -3;
+
+/// Kafka's KafkaConsumer.assign() for a consumer spawned with a manual
+/// assignment: replaces the partitions it owns (no group membership).
+struct consumer_assign {
+  std::vector<topic_partition> partitions;
+};
+
+/// Kafka's seek / seekToBeginning / seekToEnd for owned partitions.
+struct consumer_seek {
+  std::vector<partition_position> positions;
+};
+
+struct consumer_positions_request {
+  // nop
+};
+
+/// The answer to assign, seek and positions: one position per owned
+/// partition. `not_assigned` lists sought partitions the consumer does not
+/// own (Kafka's client throws IllegalStateException for them);
+/// `error` is INVALID_REQUEST for assign on a group member (Kafka: assign
+/// and subscribe are mutually exclusive).
+struct consumer_positions {
+  error_code error = error_code::none;
+  std::vector<partition_position> positions;
+  std::vector<topic_partition> not_assigned;
+};
+
 // -- inspect ------------------------------------------------------------------------
 
 template <class Inspector>
@@ -378,7 +420,7 @@ typename Inspector::result_type inspect(Inspector& f, topic_metadata& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, metadata_response& x) {
-  return f(x.brokers, x.topics);
+  return f(x.brokers, x.topics, x.controller_id);
 }
 
 template <class Inspector>
@@ -565,6 +607,32 @@ typename Inspector::result_type inspect(Inspector& f, heartbeat_tick& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, rejoin_tick& x) {
   return f(x.epoch);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, partition_position& x) {
+  return f(x.partition, x.offset);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, consumer_assign& x) {
+  return f(x.partitions);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, consumer_seek& x) {
+  return f(x.positions);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        consumer_positions_request&) {
+  return f();
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, consumer_positions& x) {
+  return f(x.error, x.positions, x.not_assigned);
 }
 
 } // namespace troupe

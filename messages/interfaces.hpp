@@ -118,6 +118,9 @@ using consumer_actor = caf::typed_actor<
   caf::replies_to<consumer_status_request>::with<consumer_status>,
   caf::replies_to<consumer_commit>::with<offset_commit_response>,
   caf::replies_to<consumer_close>::with<consumer_status>,
+  caf::replies_to<consumer_assign>::with<consumer_positions>,
+  caf::replies_to<consumer_seek>::with<consumer_positions>,
+  caf::replies_to<consumer_positions_request>::with<consumer_positions>,
   caf::reacts_to<consumer_crash>, caf::reacts_to<heartbeat_tick>,
   caf::reacts_to<rejoin_tick>>;
 

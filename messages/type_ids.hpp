@@ -129,6 +129,11 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::node_info))
   CAF_ADD_TYPE_ID(troupe, (troupe::cluster_tick))
   CAF_ADD_TYPE_ID(troupe, (troupe::cluster_parts))
+  // -- client-side consumer: manual assignment and positions
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_assign))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_seek))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_positions_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_positions))
 
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on

@@ -11,6 +11,7 @@
 #   KAFKA_BENCH_ARGS="--produce-seconds 5 --consumers 10" scripts/bench_kafka.sh
 #   KAFKA_BENCH_DEBUG=cgrp,protocol scripts/bench_kafka.sh   # librdkafka logs
 #   KAFKA_BENCH_TROUPE=/path/to/troupe scripts/bench_kafka.sh # prebuilt server
+#   KAFKA_BENCH_PREBUILT=1 KAFKA_BENCH_BUILD_DIR=build scripts/bench_kafka.sh
 #
 # Output: the table on stdout; raw outputs and the server log stay in
 # $KAFKA_BENCH_OUT (default: a temporary directory, printed at the end).
@@ -24,7 +25,7 @@ out="${KAFKA_BENCH_OUT:-$(mktemp -d /tmp/kafka-bench-XXXXXX)}"
 mkdir -p "$out"
 
 # -- build ---------------------------------------------------------------------
-if [[ ! -f "$build_dir/build.ninja" ]]; then
+if [[ ! -f "$build_dir/build.ninja" && -z "${KAFKA_BENCH_PREBUILT:-}" ]]; then
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     >"$out/configure.log"
 fi
@@ -36,9 +37,12 @@ if [[ -z "$troupe" ]]; then
   targets+=(troupe)
   troupe="$build_dir/troupe"
 fi
-cmake --build "$build_dir" -j "${KAFKA_BENCH_BUILD_JOBS:-2}" \
-  --target "${targets[@]}" >"$out/build.log" \
-  || { tail -n 30 "$out/build.log"; exit 1; }
+# KAFKA_BENCH_PREBUILT=1: the build directory's binaries as they are.
+if [[ -z "${KAFKA_BENCH_PREBUILT:-}" ]]; then
+  cmake --build "$build_dir" -j "${KAFKA_BENCH_BUILD_JOBS:-2}" \
+    --target "${targets[@]}" >"$out/build.log" \
+    || { tail -n 30 "$out/build.log"; exit 1; }
+fi
 bench="$build_dir/kafka_bench"
 
 # Both targets get the same client settings.

@@ -22,6 +22,10 @@ packages=(
   zookeeper             # cluster metadata server (3.8), started by the tests
   libzookeeper-mt-dev   # ZooKeeper's C client (cluster/zookeeper_client)
   nlohmann-json3-dev    # Kafka's znode JSON (domain/zookeeper)
+  python3-confluent-kafka # multi-process cluster tests: librdkafka producer/consumer
+  python3-kazoo         # cluster tests and scripts/cluster.sh read ZooKeeper
+  iproute2              # cluster tests: network namespaces (ip netns)
+  nodejs                # @platformatic/kafka tests (tests/kafka/platformatic)
 )
 
 missing=()
@@ -42,6 +46,14 @@ fi
 # npm packages of the Kafka client tests (tests/kafka/platformatic:
 # @platformatic/kafka, pinned by the committed package-lock.json), with the
 # machine's Node.js. Installed again only when the lock file changed.
+# NodeSource's nodejs bundles npm; Debian's needs its npm package.
+if ! command -v npm >/dev/null 2>&1; then
+  echo "setup: installing npm"
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q \
+    --no-install-recommends npm
+fi
 platformatic_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/kafka/platformatic"
 stamp="$platformatic_dir/node_modules/.troupe-installed-lock"
 if command -v npm >/dev/null 2>&1 \

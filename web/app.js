@@ -1,5 +1,8 @@
 // troupe's dashboard: polls the /v1 API and listens to group transitions
 // on /v1/ws ({"type":"watch"}) to redraw the moment a rebalance happens.
+// The broker buttons are admin routes: they send the token
+// (troupe.http.admin.token) as a bearer token, taken from the URL fragment
+// (#token=...) or asked for once.
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
@@ -14,6 +17,47 @@ const el = (tag, attrs = {}, ...children) => {
   for (const c of children) e.append(c instanceof Node ? c : String(c));
   return e;
 };
+
+// -- the admin token ---------------------------------------------------------------
+
+const TOKEN_KEY = "troupe.admin.token";
+
+function tokenFromFragment() {
+  const m = /(?:^|&)token=([^&]*)/.exec(location.hash.slice(1));
+  if (!m) return;
+  sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
+  history.replaceState(null, "", location.pathname + location.search);
+}
+
+function notice(text) {
+  const n = $("#notice");
+  n.textContent = text || "";
+  n.hidden = !text;
+}
+
+/// POSTs an admin route with the token; asks for one on 401.
+async function adminPost(path) {
+  for (let attempt = 0; attempt < 2; ++attempt) {
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    const headers = token ? { Authorization: "Bearer " + token } : {};
+    const res = await fetch(path, { method: "POST", headers });
+    if (res.status === 401) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      const entered = window.prompt("Admin token (troupe.http.admin.token):");
+      if (!entered) break;
+      sessionStorage.setItem(TOKEN_KEY, entered);
+      continue;
+    }
+    if (res.status === 403) {
+      notice("Admin routes are off: start troupe with troupe.http.admin.token " +
+             "(or troupe.http.admin.enable=true).");
+      return;
+    }
+    notice(res.ok ? "" : `${path}: ${res.status}`);
+    return;
+  }
+  notice("Not allowed without the admin token.");
+}
 
 async function getJson(path) {
   const res = await fetch(path);
@@ -42,7 +86,7 @@ async function drawBrokers() {
         "leaders", el("b", {}, b.leaders || 0),
         "replicas", el("b", {}, b.replicas || 0)),
       el("button", { onclick: async () => {
-        await fetch(`/v1/brokers/${b.id}/${action}`, { method: "POST" });
+        await adminPost(`/v1/brokers/${b.id}/${action}`);
         refresh();
       } }, action));
   }));
@@ -56,12 +100,19 @@ async function drawPartitions() {
   const rows = partitions
     .filter((p) => internal || !p.topic.startsWith("__"))
     .map((p) => {
-      const replicas = (p.replicas || []).map((r) => r.broker).sort();
+      // The full assignment, in the controller's order; a replica on a
+      // stopped broker is marked offline.
+      const replicas = (p.replicas || []).map((r) =>
+        el("span", {
+          class: "replica" + (r.offline ? " offline" : "") + (r.broker === p.leader ? " leads" : ""),
+          "data-broker": r.broker, "data-offline": r.offline ? "true" : "false",
+          title: r.offline ? "offline: broker stopped" : r.role },
+        r.broker));
       const isr = p.isr || [];
       return el("tr", { "data-tp": `${p.topic}-${p.partition}` },
         el("td", {}, p.topic), el("td", { class: "num" }, p.partition),
         el("td", { class: "num" }, p.leader),
-        el("td", {}, replicas.join(", ")),
+        el("td", {}, ...replicas),
         el("td", { class: isr.length < replicas.length ? "isr-short" : "" }, isr.join(", ")),
         el("td", { class: "num" }, p.log_end_offset), el("td", { class: "num" }, p.high_watermark));
     });
@@ -148,6 +199,7 @@ async function refresh() {
 }
 
 $("#show-internal").onchange = refresh;
+tokenFromFragment();
 connect();
 refresh();
 setInterval(refresh, 2000);

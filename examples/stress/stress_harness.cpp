@@ -16,6 +16,7 @@
 
 #include <CLI/CLI.hpp>
 #include <caf/all.hpp>
+#include <caf/io/middleman.hpp>
 #include <spdlog/spdlog.h>
 
 #include "actors/consumer.hpp"
@@ -48,6 +49,9 @@ struct options {
   int32_t threads = 0;
   std::string policy = "sharing";
   int32_t timeout_seconds = 120;
+  /// host:port of a cluster node's troupe.cluster.port: the consumers run
+  /// here, the brokers in other processes (docs/ARCHITECTURE.md §7).
+  std::string connect;
 };
 
 struct row {
@@ -130,10 +134,17 @@ public:
     // where the harness asks for it).
     cfg.group.consumer_heartbeat_interval_ms = opt_.heartbeat_interval_ms;
     cfg.group.consumer_session_timeout_ms = opt_.session_timeout_ms;
-    node_ = spawn_embedded_node(sys_, cfg, spawn_tracker());
+    if (opt_.connect.empty()) {
+      node_ = spawn_embedded_node(sys_, cfg, spawn_tracker());
+    } else {
+      spawn_tracker();
+      connect_cluster();
+      // A cluster outlives the run: its groups and topics get fresh names.
+      prefix_ = "-" + std::to_string(::getpid());
+    }
     create_topics_request topics;
     for (int32_t g = 0; g < opt_.groups; ++g)
-      topics.topics.push_back({"t" + std::to_string(g), partitions_, 1});
+      topics.topics.push_back({topic(g), partitions_, 1});
     self_->request(node_.brokers[0], std::chrono::seconds(30), topics)
       .receive([](create_topics_response&) {},
                [](caf::error& e) {
@@ -154,7 +165,8 @@ public:
     for (auto& c : consumers_)
       if (c)
         caf::anon_send(c, consumer_crash{});
-    stop_embedded_node(node_);
+    if (opt_.connect.empty())
+      stop_embedded_node(node_);
     caf::anon_send_exit(tracker_, caf::exit_reason::user_shutdown);
   }
 
@@ -340,8 +352,9 @@ private:
         std::to_string(i) + "." + std::to_string(state_->members[i].version);
     }
     c.client_id = "m";
-    c.group_id = "g" + std::to_string(group);
-    c.topics = {"t" + std::to_string(group)};
+    c.group_id = "g" + std::to_string(group) + prefix_;
+    c.topics = {topic(group)};
+    c.bootstrap_servers = node_.brokers;
     c.assignors = {opt_.assignor};
     c.group_protocol = opt_.group_protocol;
     c.session_timeout_ms = opt_.session_timeout_ms;
@@ -349,6 +362,44 @@ private:
     c.max_poll_interval_ms = 60000;
     consumers_[i] = sys_.spawn(
       consumer, c, node_.brokers[i % node_.brokers.size()], tracker_);
+  }
+
+  std::string topic(int32_t group) const {
+    return "t" + std::to_string(group) + prefix_;
+  }
+
+  /// The brokers of a cluster in other processes, through one node's
+  /// published controller: its broker, then every live broker it knows.
+  void connect_cluster() {
+    auto colon = opt_.connect.rfind(':');
+    auto host = opt_.connect.substr(0, colon);
+    auto port =
+      static_cast<uint16_t>(std::stoi(opt_.connect.substr(colon + 1)));
+    auto remote =
+      sys_.middleman().remote_actor<cluster_controller_actor>(host, port);
+    if (!remote)
+      throw std::runtime_error("cannot reach " + opt_.connect + ": "
+                               + caf::to_string(remote.error()));
+    self_->request(*remote, std::chrono::seconds(10), node_info_request{})
+      .receive(
+        [&](node_info& info) {
+          node_.brokers.push_back(caf::actor_cast<broker_actor>(info.broker));
+        },
+        [&](caf::error& e) {
+          throw std::runtime_error("no broker at " + opt_.connect + ": "
+                                   + caf::to_string(e));
+        });
+    self_
+      ->request(node_.brokers[0], std::chrono::seconds(10),
+                metadata_request{{"__consumer_offsets"}, false})
+      .receive(
+        [&](metadata_response& md) {
+          for (auto& b : md.brokers)
+            if (b.handle
+                && b.handle != caf::actor_cast<caf::actor>(node_.brokers[0]))
+              node_.brokers.push_back(caf::actor_cast<broker_actor>(b.handle));
+        },
+        [](caf::error&) {});
   }
 
   void mark_alive(size_t i, bool alive) {
@@ -478,8 +529,11 @@ private:
 
   double since_last_join() {
     std::lock_guard<std::mutex> guard{state_->mtx};
-    auto last =
-      steady::time_point{steady::duration{metrics().last_join_ns.load()}};
+    // Written by the coordinators: none in this process with --connect.
+    auto ns = metrics().last_join_ns.load();
+    if (ns == 0)
+      return -1;
+    auto last = steady::time_point{steady::duration{ns}};
     double worst = 0;
     for (auto& g : state_->groups)
       worst = std::max(worst, ms_between(last, g.stable_since));
@@ -511,7 +565,10 @@ private:
   caf::scoped_actor self_;
   int32_t per_group_ = 0;
   int32_t partitions_ = 0;
+  /// The embedded node, or (with --connect) the cluster's brokers.
   embedded_node node_;
+  /// Appended to group and topic names against a cluster.
+  std::string prefix_;
   event_listener_actor tracker_;
   std::shared_ptr<tracker_state> state_ = std::make_shared<tracker_state>();
   std::vector<consumer_actor> consumers_;
@@ -688,6 +745,9 @@ int main(int argc, char** argv) {
     ->check(CLI::IsMember({"sharing", "stealing"}));
   app.add_option("--timeout-seconds", opt.timeout_seconds,
                  "Give up waiting for a stable group after this long");
+  app.add_option("--connect", opt.connect,
+                 "host:port of a cluster node's troupe.cluster.port: run the "
+                 "consumers here against brokers in other processes");
   int32_t coordinator_memory = 0;
   app.add_option("--coordinator-memory", coordinator_memory,
                  "Only measure the coordinator's memory per member with this "
@@ -700,7 +760,10 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::err);
 
   caf::actor_system_config cfg;
-  auto threads = configure_actor_system(cfg, {opt.threads, opt.policy});
+  auto threads = configure_actor_system(
+    cfg, {opt.threads, opt.policy},
+    opt.connect.empty() ? std::nullopt
+                        : std::optional<zookeeper_mode>{zookeeper_mode{}});
   caf::actor_system sys{cfg};
 
   if (coordinator_memory > 0) {

@@ -6,15 +6,12 @@
 
 #include <caf/all.hpp>
 
+#include "tests/actors/message_samples.hpp"
 #include "tests/actors/sim_fixture.hpp"
 
 using namespace troupe;
 
 namespace {
-
-bytes b(std::initializer_list<uint8_t> xs) {
-  return bytes(xs);
-}
 
 template <class T>
 void check_roundtrip(caf::actor_system& sys, T value) {
@@ -45,172 +42,9 @@ size_t check_all(caf::actor_system& sys, Ts... values) {
 TEST_CASE("every actor message round-trips through CAF's binary serializer") {
   test::sim_fixture fx;
   auto& sys = fx.sys;
-  auto some_actor = caf::actor_cast<caf::actor>(fx.listener);
-  join_group_request join{"g",
-                          10000,
-                          30000,
-                          "m-1",
-                          "i-1",
-                          "consumer",
-                          {{"range", b({1, 2})}, {"sticky", b({})}},
-                          "client",
-                          "/127.0.0.1",
-                          true};
-  join_group_response joined{
-    error_code::member_id_required, 3, "consumer", "range", "m-1", "m-2",
-    {{"m-1", "i-1", b({9})}}};
-  offset_commit_request commit{"g", 4, "m-1", "", {{"t", 2, 99, 7, "meta"}}};
-  consumer_group_topic_partitions owned{uuid{1, 2}, "t", {0, 3}};
-  consumer_group_heartbeat_request cg_beat;
-  cg_beat.group_id = "g";
-  cg_beat.member_id = "AAAAAAAAAAAAAAAAAAAAAQ";
-  cg_beat.member_epoch = 3;
-  cg_beat.instance_id = "i-1";
-  cg_beat.rebalance_timeout_ms = 30000;
-  cg_beat.subscribed_topic_names = std::vector<std::string>{"t", "u"};
-  cg_beat.server_assignor = "range";
-  cg_beat.topic_partitions =
-    std::vector<consumer_group_topic_partitions>{owned};
-  cg_beat.client_id = "client";
-  cg_beat.client_host = "/127.0.0.1";
-  consumer_group_heartbeat_response cg_answer;
-  cg_answer.error = error_code::fenced_member_epoch;
-  cg_answer.error_message = "fenced";
-  cg_answer.member_id = "m";
-  cg_answer.member_epoch = 4;
-  cg_answer.heartbeat_interval_ms = 5000;
-  cg_answer.assignment = consumer_group_assignment{{owned}};
-  consumer_group_described_member cg_member;
-  cg_member.member_id = "m";
-  cg_member.rack_id = "r";
-  cg_member.member_epoch = 4;
-  cg_member.subscribed_topic_names = {"t"};
-  cg_member.assignment = {{owned}};
-  cg_member.target_assignment = {{owned, {uuid{3, 4}, "u", {1}}}};
-  cg_member.previous_member_epoch = 3;
-  cg_member.state = "UNREVOKED_PARTITIONS";
-  consumer_group_described_group cg_group;
-  cg_group.group_id = "g";
-  cg_group.group_state = "Reconciling";
-  cg_group.group_epoch = 5;
-  cg_group.assignment_epoch = 5;
-  cg_group.assignor_name = "uniform";
-  cg_group.members = {cg_member};
-  auto covered = check_all(
-    sys, join, joined,
-    sync_group_request{"g",
-                       3,
-                       "m-1",
-                       "i",
-                       "consumer",
-                       "range",
-                       {{"m-1", b({1})}, {"m-2", b({2, 3})}}},
-    sync_group_response{error_code::rebalance_in_progress, "consumer", "range",
-                        b({5, 6})},
-    heartbeat_request{"g", 3, "m-1", "i-1"},
-    heartbeat_response{error_code::illegal_generation},
-    leave_group_request{"g", {{"m-1", ""}, {"", "i-2"}}},
-    leave_group_response{error_code::none,
-                         {{"m-1", "", error_code::unknown_member_id}}},
-    commit,
-    offset_commit_response{{{"t", 2, error_code::offset_metadata_too_large}}},
-    offset_fetch_request{"g", {{"t", 1}, {"u", 0}}},
-    offset_fetch_response{error_code::none,
-                          {{"t", 1, 42, 3, "m", error_code::none}}},
-    describe_groups_request{{"a", "b"}},
-    describe_groups_response{{{error_code::none,
-                               "g",
-                               "Stable",
-                               "consumer",
-                               "range",
-                               {{"m-1", "i", "c", "h", b({1}), b({2})}},
-                               7,
-                               "m-1"}}},
-    described_group{
-      error_code::not_coordinator, "g", "Dead", "", "", {}, 0, ""},
-    list_groups_request{{"Stable"}, {"consumer"}},
-    list_groups_response{error_code::none,
-                         {{"g", "consumer", "Stable", "classic"}}},
-    listed_group{"g", "consumer", "Empty", "classic"},
-    find_coordinator_request{"g"},
-    find_coordinator_response{error_code::none, 2, "127.0.0.1", 9094,
-                              some_actor},
-    cluster_peers{{{0, "127.0.0.1", 9092, some_actor}}},
-    metadata_request{{"t"}, true},
-    metadata_response{
-      {{1, "h", 9093, some_actor}},
-      {{error_code::none, "t", 1, {{0, 2, 5, {2, 0}, {2}, 3}}, uuid{1, 2}}}},
-    create_topics_request{{{"t", 6, 3}}},
-    create_topics_response{{{"t", error_code::topic_already_exists, "x"}}},
-    join_timeout{17}, sync_timeout{18}, session_check{"m-1"},
-    session_verdict{-1}, session_rearm{250}, session_tick{3},
-    group_shutdown{error_code::not_coordinator},
-    group_event{"g", "Stable", "PreparingRebalance", 4, "why", 1234, 3, "m",
-                "range"},
-    consumer_event{"c1",
-                   consumer_event_kind::revoked,
-                   "m-1",
-                   4,
-                   true,
-                   "range",
-                   {{"t", 0}},
-                   error_code::none,
-                   99},
-    consumer_status_request{},
-    consumer_status{
-      "c1", "m-1", 4, "stable", true, "range", {{"t", 1}}, error_code::none},
-    consumer_commit{{{"t", 0, 5, -1, ""}}}, consumer_close{}, consumer_crash{},
-    heartbeat_tick{1}, rejoin_tick{2},
-    log_append_request{{"t", 3}, 2, b({0, 1, 2}), true},
-    log_append_response{error_code::none, 10, 13},
-    log_read_request{{"t", 3}, 10, 4096, 12},
-    log_read_response{error_code::offset_out_of_range, b({9}), 0, 13},
-    log_truncate_request{{"t", 3}, 12}, log_maintenance_tick{},
-    alter_isr_request{{"t", 1}, 2, 5, 7, {2, 0}},
-    alter_isr_response{error_code::fenced_leader_epoch,
-                       {1, 2, 5, {2, 0, 1}, {2, 0}, 8}},
-    broker_status_change{1, false},
-    leadership_update{error_code::none, {{"t", {0, 1, 3, {0, 1}, {1}, 4}}}},
-    partition_update{"t", {2, 0, 1, {0, 1, 2}, {0, 2}, 3}},
-    produce_request{{"t", 1}, -1, 1500, b({7, 8})},
-    produce_response{error_code::not_enough_replicas, -1, 0},
-    fetch_request{{"t", 1}, 2, 40, 65536, 500, 1, 3},
-    fetch_response{error_code::none, 40, 0, 44, b({5})},
-    list_offsets_request{{"t", 0}, -2},
-    list_offsets_response{error_code::none, -1, 17},
-    epoch_end_offset_request{{"t", 0}, 2, 3},
-    epoch_end_offset_response{error_code::none, 2, 90},
-    log_epoch_request{{"t", 0}, 1, 4},
-    log_epoch_response{error_code::none, 0, 100, 4, 1, 60},
-    log_diverge_request{{"t", 0}, 1, 60, 55}, isr_expiration_tick{3},
-    produce_timeout{4}, fetch_timeout{5}, follower_fetch_tick{6},
-    replica_status_request{},
-    replica_status{{"t", 0}, 1, "leader", 1, 2, {1, 0}, 0, 10, 9},
-    replica_statuses{
-      1, true, {{{"t", 0}, 1, "follower", 0, 2, {0, 1}, 0, 10, 9}}},
-    broker_status_request{}, offsets_load_retry{7, 3}, cg_beat, cg_answer,
-    consumer_group_describe_request{{"g", "h"}, true},
-    consumer_group_describe_response{0, {cg_group}}, cg_group,
-    consumer_group_topics{{{uuid{1, 2}, "t", 6}}},
-    consumer_group_session_timeout{"m", 7},
-    consumer_group_rebalance_timeout{"m", 8},
-    zk_request{
-      {zk_operation::kind::create, "/brokers/ids/1", "{}", -1, true, false}},
-    zk_multi_request{
-      {{zk_operation::kind::check, "/controller_epoch", "", 4, false, false},
-       {zk_operation::kind::set, "/p", "x", 2, false, false}}},
-    zk_result{3, "data", "/p", 7, 42, {"1", "2"}, {0, 3}},
-    zk_completion{9, {0, "", "/c", 1, 0, {}, {}}},
-    zk_session_event{2, 0x1234, 6000}, zk_watch_event{3, "/brokers/ids"},
-    zk_reconnect{},
-    cluster_snapshot{
-      4,
-      1,
-      {0, 1, 2},
-      {{error_code::none, "t", 1, {{0, 1, 2, {1, 2}, {1}, 5}}, uuid{3, 4}}}},
-    node_info_request{}, node_info{2, some_actor},
-    cluster_tick{cluster_tick::kind::connect_peer, 5, 2},
-    cluster_parts{some_actor, some_actor});
+  auto covered = test::with_message_samples(
+    caf::actor_cast<caf::actor>(fx.listener),
+    [&](auto... values) { return check_all(sys, std::move(values)...); });
   // A message added to type_ids.hpp without a sample here fails this.
   CHECK(covered == caf::id_block::troupe::end - caf::id_block::troupe::begin);
 }

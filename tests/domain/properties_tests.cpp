@@ -60,3 +60,23 @@ TEST_CASE("defaults are Kafka's") {
   CHECK(cfg.group.offset_metadata_max_bytes == 4096);
   CHECK(cfg.brokers == 3);
 }
+
+TEST_CASE("the HTTP gateway's admin guard is configured by troupe.http.admin "
+          "properties") {
+  std::vector<std::string> errors;
+  auto props = parse_properties("troupe.http.admin.token=s3cret\n"
+                                "troupe.http.admin.enable=true\n",
+                                errors);
+  cluster_config cluster;
+  process_config process;
+  apply_properties(props, cluster, errors);
+  apply_process_properties(props, process, errors);
+  CHECK(errors.empty());
+  CHECK(process.http_admin_token == "s3cret");
+  CHECK(process.http_admin_enable);
+  props = parse_properties("troupe.http.admin.enable=yes\n"
+                           "troupe.http.admin.tokn=x\n",
+                           errors);
+  apply_process_properties(props, process, errors);
+  CHECK(errors.size() == 2);
+}

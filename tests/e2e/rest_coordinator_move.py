@@ -11,22 +11,12 @@ Server) and stops it at the end, also when a check fails.
 """
 
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "http"))
 from gateway_e2e import (JSON_V2, Server, assigned, check,  # noqa: E402
                          new_instance, setup_topic, wait_for)
-
-
-def admin_overrides(binary):
-    """The admin routes are open only when troupe is told so."""
-    help_text = subprocess.run([binary, "--help"], capture_output=True,
-                               text=True).stdout
-    if "troupe.http.admin.enable" in help_text:
-        return ["--override", "troupe.http.admin.enable=true"]
-    return []
 
 
 def produce(srv, start, n):
@@ -128,8 +118,7 @@ def run(srv):
 
 def main():
     binary = sys.argv[1]
-    srv = Server(binary, ["--override", "default.replication.factor=3",
-                          *admin_overrides(binary)])
+    srv = Server(binary, extra=["--override", "default.replication.factor=3"])
     try:
         run(srv)
     except Exception:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # wrk against troupe's heartbeat and produce endpoints and, in the same run,
 # against Debian's nginx serving a small static file (the ceiling for HTTP
-# on this machine). Usage: bench_gateway.sh TROUPE_BINARY [SECONDS]
+# on this machine); requests/s and p99 latency per row.
+# Usage: bench_gateway.sh TROUPE_BINARY [SECONDS]
 set -euo pipefail
 troupe=$1
 secs=${2:-10}
@@ -31,7 +32,8 @@ nginx -c "$work/nginx.conf" -g 'daemon off;' &
 npid=$!
 "$troupe" serve --http-port $hport --log-level warn \
   --override log.dirs="$work/logs" --override port=18492 \
-  --override group.initial.rebalance.delay.ms=0 > "$work/troupe.log" 2>&1 &
+  --override group.initial.rebalance.delay.ms=0 \
+  --override troupe.http.admin.enable=true > "$work/troupe.log" 2>&1 &
 tpid=$!
 for _ in $(seq 100); do curl -sf localhost:$hport/healthz > /dev/null && break; sleep 0.1; done
 
@@ -60,14 +62,22 @@ wrk.body = '{"records":[{"key":"k","value":{"n":1}}]}'
 wrk.headers["Content-Type"] = "application/vnd.kafka.json.v2+json"
 LUA
 
-rate() { grep 'Requests/sec' | awk '{print $2}'; }
+# "rate p99": requests/s and the 99th percentile latency in ms (wrk --latency).
+run() {
+  wrk -t2 -c$conns -d${secs}s --latency "$@" | tee /dev/stderr | awk '
+    /Requests\/sec/ { rate = $2 }
+    $1 == "99%" { v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
+                  ms = (u == "us") ? v / 1000 : (u == "s") ? v * 1000 : v }
+    END { printf "%s %.2f\n", rate, ms }'
+}
 echo "wrk -t2 -c$conns -d${secs}s, $(nproc) cores"
-n=$(wrk -t2 -c$conns -d${secs}s http://127.0.0.1:$nport/healthz | tee /dev/stderr | rate)
-h=$(wrk -t2 -c$conns -d${secs}s -s "$work/hb.lua" http://127.0.0.1:$hport/v1/groups/bench/heartbeat | tee /dev/stderr | rate)
-g=$(wrk -t2 -c$conns -d${secs}s http://127.0.0.1:$hport/healthz | tee /dev/stderr | rate)
-p=$(wrk -t2 -c$conns -d${secs}s -s "$work/produce.lua" http://127.0.0.1:$hport/topics/bench | tee /dev/stderr | rate)
-printf '\n| target | requests/s | vs nginx |\n|---|---|---|\n'
-for row in "nginx static file:$n" "troupe GET /healthz:$g" "troupe POST /v1/groups/{g}/heartbeat:$h" "troupe POST /topics/{t} (acks=all, RF 3):$p"; do
-  name=${row%:*}; v=${row##*:}
-  printf '| %s | %.0f | %.2f |\n' "$name" "$v" "$(python3 -c "print($v/$n)")"
+n=$(run http://127.0.0.1:$nport/healthz)
+h=$(run -s "$work/hb.lua" http://127.0.0.1:$hport/v1/groups/bench/heartbeat)
+g=$(run http://127.0.0.1:$hport/healthz)
+p=$(run -s "$work/produce.lua" http://127.0.0.1:$hport/topics/bench)
+base=${n%% *}
+printf '\n| target | requests/s | vs nginx | p99 ms |\n|---|---|---|---|\n'
+for row in "nginx static file|$n" "troupe GET /healthz|$g" "troupe POST /v1/groups/{g}/heartbeat|$h" "troupe POST /topics/{t} (acks=all, RF 3)|$p"; do
+  name=${row%|*}; v=${row##*|}; r=${v% *}; l=${v#* }
+  printf '| %s | %.0f | %.2f | %s |\n' "$name" "$r" "$(python3 -c "print($r/$base)")" "$l"
 done

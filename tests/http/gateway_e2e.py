@@ -4,8 +4,10 @@
 
     gateway_e2e.py TROUPE_BINARY CASE
 
-CASE is one of: rest, rebalance, expiry, bad, ws, browser. Each case starts
-its own server on free ports with a temporary log.dirs and stops it after.
+CASE is one of: rest, v2, rebalance, bad, ws, browser. Each case starts its
+own server on free ports with a temporary log.dirs and stops it after. The
+servers run with troupe.http.admin.enable=true, except where a case sets an
+admin token (bad, browser).
 """
 
 import base64
@@ -25,6 +27,7 @@ import urllib.request
 
 V2 = "application/vnd.kafka.v2+json"
 JSON_V2 = "application/vnd.kafka.json.v2+json"
+BINARY_V2 = "application/vnd.kafka.binary.v2+json"
 
 
 def free_port():
@@ -53,7 +56,11 @@ def free_port_range(n):
 
 
 class Server:
-    def __init__(self, binary, extra=()):
+    def __init__(self, binary, token=None, extra=()):
+        self.token = token
+        admin = (["--override", "troupe.http.admin.token=" + token] if token
+                 else ["--override", "troupe.http.admin.enable=true"])
+        extra = [*admin, *extra]
         self.dir = tempfile.mkdtemp(prefix="troupe-http-")
         self.port = free_port()
         kafka = free_port_range(3)
@@ -77,7 +84,7 @@ class Server:
         raise RuntimeError("troupe serve did not come up")
 
     def request(self, method, path, body=None, ctype=V2, raw=None,
-                headers=None, timeout=40):
+                headers=None, timeout=40, token=True, full=False):
         conn = http.client.HTTPConnection("127.0.0.1", self.port,
                                           timeout=timeout)
         data = raw if raw is not None else (
@@ -85,6 +92,8 @@ class Server:
         hdrs = dict(headers or {})
         if data is not None and ctype:
             hdrs["Content-Type"] = ctype
+        if self.token and token and "Authorization" not in hdrs:
+            hdrs["Authorization"] = "Bearer " + self.token
         conn.request(method, path, body=data, headers=hdrs)
         res = conn.getresponse()
         text = res.read().decode()
@@ -93,10 +102,13 @@ class Server:
             parsed = json.loads(text) if text else None
         except ValueError:
             parsed = text
+        if full:
+            return res.status, parsed, res.getheader("Content-Type")
         return res.status, parsed
 
-    def ok(self, method, path, body=None, ctype=V2, expect=(200, 204)):
-        status, res = self.request(method, path, body, ctype)
+    def ok(self, method, path, body=None, ctype=V2, expect=(200, 204),
+           headers=None):
+        status, res = self.request(method, path, body, ctype, headers=headers)
         if status not in expect:
             raise AssertionError("%s %s -> %d %s" % (method, path, status,
                                                      res))
@@ -261,7 +273,8 @@ def setup_topic(srv, name, partitions=4, records=0):
                                   for i in range(records)]},
                      ctype=JSON_V2)
         check(len(res["offsets"]) == records
-              and all("error_code" not in o for o in res["offsets"]),
+              and all(o["error_code"] is None and o["offset"] >= 0
+                      for o in res["offsets"]),
               "produce returns one offset per record")
 
 
@@ -338,8 +351,8 @@ def case_rest(srv):
           "GET /v1/brokers shows three live brokers")
     metrics = srv.request("GET", "/metrics")[1]
     check("troupe_rebalances_total" in metrics
-          and 'troupe_http_requests_total{route="GET /topics/*/partitions"'
-          in metrics, "/metrics in Prometheus text format")
+          and 'troupe_http_requests_total{route="GET /topics/{topic}/'
+          'partitions"' in metrics, "/metrics in Prometheus text format")
 
 
 def case_rebalance(srv):
@@ -379,58 +392,138 @@ def case_rebalance(srv):
 
 
 def case_bad(srv):
+    """Every error as REST Proxy (or, on /v1, troupe) answers it, each row
+    named after the behaviour it checks. The server has an admin token."""
     setup_topic(srv, "orders", 2)
     srv.ok("POST", "/consumers/gb", {"name": "x"})
     inst = "/consumers/gb/instances/x"
+    srv.ok("POST", "/consumers/gb", {"name": "j", "format": "json"})
+    jinst = "/consumers/gb/instances/j"
+    srv.ok("POST", jinst + "/subscription", {"topics": ["orders"]})
+    srv.ok("POST", "/consumers/gb", {"name": "asg"})
+    asg = "/consumers/gb/instances/asg"
+    srv.ok("POST", asg + "/assignments",
+           {"partitions": [{"topic": "orders", "partition": 0}]})
+    tp0 = '{"partitions": [{"topic": "orders", "partition": 0}]}'
     table = [
-        # (method, path, raw body, content type, status, error_code)
-        ("POST", "/topics/orders", "{not json", JSON_V2, 400, None),
-        ("POST", "/topics/orders", '{"records": 5}', JSON_V2, 400, None),
-        ("POST", "/topics/orders", '{"records": [{"value": 1}], "x": 1}',
-         JSON_V2, 400, None),
-        ("POST", "/topics/orders", '{"records": [{"partition": "a"}]}',
-         JSON_V2, 400, None),
-        ("POST", "/topics/orders", "{}", JSON_V2, 400, None),
-        ("POST", "/topics/orders", '{"records": [{"value": 1}]}',
-         "text/plain", 415, None),
-        ("POST", "/topics/orders",
-         '{"records": [{"value": 1, "partition": 9}]}', JSON_V2, 404, 40402),
-        ("POST", "/topics/nope-" + "x" * 300, '{"records": [{"value": 1}]}',
-         JSON_V2, 404, 40401),
-        ("GET", "/topics/unknown-topic", None, None, 404, 40401),
-        ("POST", "/consumers/gb", '{"name": "x"}', V2, 409, 40902),
-        ("POST", "/consumers/gb", '{"auto.offset.reset": "sideways"}', V2,
-         422, 42204),
-        ("POST", "/consumers/gb", '{"name": 7}', V2, 400, None),
-        ("POST", "/consumers/gb", '{"nmae": "y"}', V2, 400, None),
-        ("POST", inst + "/subscription", "{}", V2, 400, None),
-        ("POST", inst + "/subscription", '{"topics": "orders"}', V2, 400,
-         None),
-        ("POST", inst + "/offsets", '{"offsets": [{"topic": "orders"}]}', V2,
+        # (behaviour, method, path, raw body, content type, extra headers,
+        #  status, error_code)
+        ("malformed JSON is 400", "POST", "/topics/orders", "{not json",
+         JSON_V2, {}, 400, None),
+        ("records that are not a list are 400", "POST", "/topics/orders",
+         '{"records": 5}', JSON_V2, {}, 400, None),
+        ("an unknown field is 400", "POST", "/topics/orders",
+         '{"records": [{"value": 1}], "x": 1}', JSON_V2, {}, 400, None),
+        ("a partition that is not a number is 400", "POST", "/topics/orders",
+         '{"records": [{"partition": "a"}]}', JSON_V2, {}, 400, None),
+        ("a produce without records is 422", "POST", "/topics/orders", "{}",
+         JSON_V2, {}, 422, 422),
+        ("a produce with an empty records list is 422", "POST",
+         "/topics/orders", '{"records": []}', JSON_V2, {}, 422, 422),
+        ("a produce Content-Type naming no embedded format is 415", "POST",
+         "/topics/orders", '{"records": [{"value": 1}]}', V2, {}, 415, 415),
+        ("a produce as text/plain is 415", "POST", "/topics/orders",
+         '{"records": [{"value": 1}]}', "text/plain", {}, 415, 415),
+        ("a produce in avro (no schema registry) is 415", "POST",
+         "/topics/orders", '{"records": [{"value": 1}]}',
+         "application/vnd.kafka.avro.v2+json", {}, 415, 415),
+        ("binary data that is not a base64 string is 400", "POST",
+         "/topics/orders", '{"records": [{"value": {"n": 1}}]}', BINARY_V2,
+         {}, 400, None),
+        ("binary data that is not valid base64 is 400", "POST",
+         "/topics/orders", '{"records": [{"value": "@@@"}]}', BINARY_V2, {},
          400, None),
-        ("GET", "/consumers/gb/instances/nobody/records", None, None, 404,
+        ("a produce to an unknown partition is 40402", "POST",
+         "/topics/orders", '{"records": [{"value": 1, "partition": 9}]}',
+         JSON_V2, {}, 404, 40402),
+        ("a produce to an unknown partition by URL is 40402", "POST",
+         "/topics/orders/partitions/9", '{"records": [{"value": 1}]}',
+         JSON_V2, {}, 404, 40402),
+        ("a produce to a topic that cannot exist is 40401", "POST",
+         "/topics/nope-" + "x" * 300, '{"records": [{"value": 1}]}', JSON_V2,
+         {}, 404, 40401),
+        ("an unknown topic is 40401", "GET", "/topics/unknown-topic", None,
+         None, {}, 404, 40401),
+        ("an unknown partition is 40402", "GET", "/topics/orders/partitions/9",
+         None, None, {}, 404, 40402),
+        ("offsets of an unknown partition are 40402", "GET",
+         "/topics/orders/partitions/9/offsets", None, None, {}, 404, 40402),
+        ("an Accept with no v2 type is 406", "GET", "/topics", None, None,
+         {"Accept": "text/html"}, 406, 406),
+        ("a second instance of one name is 40902", "POST", "/consumers/gb",
+         '{"name": "x"}', V2, {}, 409, 40902),
+        ("an invalid auto.offset.reset is 42204", "POST", "/consumers/gb",
+         '{"auto.offset.reset": "sideways"}', V2, {}, 422, 42204),
+        ("an invalid embedded format is 422", "POST", "/consumers/gb",
+         '{"format": "xml"}', V2, {}, 422, 422),
+        ("a name that is not a string is 400", "POST", "/consumers/gb",
+         '{"name": 7}', V2, {}, 400, None),
+        ("a misspelt field is 400", "POST", "/consumers/gb", '{"nmae": "y"}',
+         V2, {}, 400, None),
+        ("a subscription without a body is 422", "POST",
+         inst + "/subscription", "", V2, {}, 422, 422),
+        ("topics that are not a list are 400", "POST", inst + "/subscription",
+         '{"topics": "orders"}', V2, {}, 400, None),
+        ("an invalid topic_pattern is 400", "POST", inst + "/subscription",
+         '{"topic_pattern": "("}', V2, {}, 400, None),
+        ("subscribing while manually assigned is 409 (40903)", "POST",
+         asg + "/subscription", '{"topics": ["orders"]}', V2, {}, 409, 40903),
+        ("assigning while subscribed is 409 (40903)", "POST",
+         jinst + "/assignments", tp0, V2, {}, 409, 40903),
+        ("seeking a partition not assigned is 409 (40903)", "POST",
+         asg + "/positions",
+         '{"offsets": [{"topic": "orders", "partition": 1, "offset": 0}]}',
+         V2, {}, 409, 40903),
+        ("seeking to the end of a partition not assigned is 409 (40903)",
+         "POST", inst + "/positions/end", tp0, V2, {}, 409, 40903),
+        ("reading records of an unsubscribed instance is 409 (40903)", "GET",
+         inst + "/records", None, None, {}, 409, 40903),
+        ("a json instance read as binary is 406 (40601)", "GET",
+         jinst + "/records?timeout=10", None, None, {"Accept": BINARY_V2},
+         406, 40601),
+        ("a binary instance read as json is 406 (40601)", "GET",
+         asg + "/records?timeout=10", None, None, {"Accept": JSON_V2}, 406,
+         40601),
+        ("an offset without its partition is 422", "POST", inst + "/offsets",
+         '{"offsets": [{"topic": "orders"}]}', V2, {}, 422, 422),
+        ("committed offsets without a partition list are 40402", "GET",
+         asg + "/offsets", None, None, {}, 404, 40402),
+        ("an unknown instance is 40403", "GET",
+         "/consumers/gb/instances/nobody/records", None, None, {}, 404, 40403),
+        ("an unknown instance's assignments are 40403", "GET",
+         "/consumers/gb/instances/nobody/assignments", None, None, {}, 404,
          40403),
-        ("POST", "/v1/groups/gb/heartbeat", '{"member_id": "m"}', V2, 400,
+        ("a v1 heartbeat without generation is 400", "POST",
+         "/v1/groups/gb/heartbeat", '{"member_id": "m"}', V2, {}, 400, None),
+        ("a v1 join without protocols is 400", "POST", "/v1/groups/gb/join",
+         '{"session_timeout_ms": 6000}', V2, {}, 400, None),
+        ("a v1 sync that is not an object is 400", "POST",
+         "/v1/groups/gb/sync", "[]", V2, {}, 400, None),
+        ("an unknown route is 404", "GET", "/no/such/route", None, None, {},
+         404, 404),
+        ("a method a route lacks is 405", "DELETE", "/topics", None, None, {},
+         405, 405),
+        ("PUT on join is 405", "PUT", "/v1/groups/gb/join", "{}", V2, {},
+         405, 405),
+        ("GET on join is 405", "GET", "/v1/groups/gb/join", None, None, {},
+         405, 405),
+        ("a body above the limit is 413", "POST", "/topics/orders",
+         '{"records": [{"value": "%s"}]}' % ("x" * 70000), JSON_V2, {}, 413,
          None),
-        ("POST", "/v1/groups/gb/join", '{"session_timeout_ms": 6000}', V2,
-         400, None),
-        ("POST", "/v1/groups/gb/sync", "[]", V2, 400, None),
-        ("GET", "/no/such/route", None, None, 404, 404),
-        ("DELETE", "/topics", None, None, 405, 405),
-        ("PUT", "/v1/groups/gb/join", "{}", V2, 405, 405),
-        ("GET", "/v1/groups/gb/join", None, None, 405, 405),
-        ("POST", "/topics/orders", '{"records": [{"value": "%s"}]}'
-         % ("x" * 70000), JSON_V2, 413, None),
+        ("stopping a broker with a wrong token is 401", "POST",
+         "/v1/brokers/1/stop", None, None, {"Authorization": "Bearer nope"},
+         401, 401),
+        ("creating a topic without the token is 401", "POST", "/v1/topics",
+         '{"name": "t2"}', V2, {"Authorization": ""}, 401, 401),
     ]
-    for method, path, raw, ctype, status, code in table:
-        got, body = srv.request(method, path, raw=raw, ctype=ctype)
+    for what, method, path, raw, ctype, hdrs, status, code in table:
+        got, body = srv.request(method, path, raw=raw, ctype=ctype,
+                                headers=hdrs or None)
         ok = (got == status and isinstance(body, dict)
               and {"error_code", "error_name", "message"} <= body.keys()
               and (code is None or body["error_code"] == code))
-        check(ok, "%s %s %s -> %d (%s)" % (method, path[:40],
-                                           (raw or "")[:40], got, body)
-              if not ok else "%s %s %s => %d" % (method, path[:40],
-                                                 (raw or "")[:40], status))
+        check(ok, "%s -> %d (%s)" % (what, got, body) if not ok
+              else "%s (%s %s => %d)" % (what, method, path[:40], status))
     # Kafka error codes on /v1: a heartbeat from a stranger.
     res = wait_for("the coordinator to load", lambda: (lambda r: r[
         "error_code"] != 14 and r)(srv.ok(
@@ -448,7 +541,103 @@ def case_bad(srv):
     check(ws.closed is not None and "malformed" in ws.closed[1],
           "... and the socket is closed with a reason: %s" % (ws.closed,))
     ws.sock.close()
-    check(srv.request("GET", "/healthz")[0] == 200, "the server lives on")
+    check(srv.request("GET", "/healthz", token=False)[0] == 200,
+          "the server lives on; /healthz needs no token")
+
+
+def case_v2(srv):
+    """REST Proxy v2's routes end to end: media types, brokers, partitions,
+    both embedded formats, manual assignment and seeks, committed offsets,
+    unsubscribe and topic_pattern."""
+    setup_topic(srv, "orders", 2)
+    status, brokers, ctype = srv.request("GET", "/brokers", full=True)
+    check(status == 200 and brokers == {"brokers": [0, 1, 2]}
+          and ctype == V2, "GET /brokers lists broker ids as %s" % V2)
+    part = srv.ok("GET", "/topics/orders/partitions/1")
+    check(part["partition"] == 1 and len(part["replicas"]) == 3
+          and sum(r["leader"] for r in part["replicas"]) == 1,
+          "GET /topics/{t}/partitions/{p} describes one partition")
+    # Binary: base64 keys and values, produced to a partition by URL.
+    status, res, ctype = srv.request(
+        "POST", "/topics/orders/partitions/0", full=True, ctype=BINARY_V2,
+        body={"records": [{"key": "a2V5", "value": "aGVsbG8="},
+                          {"value": "d29ybGQ="}]})
+    check(status == 200 and ctype == V2
+          and [o["partition"] for o in res["offsets"]] == [0, 0]
+          and res["key_schema_id"] is None
+          and res["value_schema_id"] is None,
+          "binary produce answers offsets and null schema ids: %s" % res)
+    offs = srv.ok("GET", "/topics/orders/partitions/0/offsets")
+    check(offs == {"beginning_offset": 0, "end_offset": 2},
+          "partition offsets: beginning and end: %s" % offs)
+    srv.ok("POST", "/topics/orders/partitions/1",
+           {"records": [{"key": {"id": 1}, "value": {"n": 1}}]},
+           ctype=JSON_V2)
+    # A binary instance (REST Proxy's default format), manually assigned.
+    srv.ok("POST", "/consumers/v2g", {"name": "b",
+                                      "auto.offset.reset": "earliest"})
+    b = "/consumers/v2g/instances/b"
+    srv.ok("POST", b + "/assignments",
+           {"partitions": [{"topic": "orders", "partition": 0}]})
+    got = srv.ok("GET", b + "/assignments")
+    check(got == {"partitions": [{"topic": "orders", "partition": 0}]},
+          "GET assignments shows the manual assignment")
+
+    def read(base, accept, n):
+        out = []
+
+        def more():
+            status, recs, ctype = srv.request(
+                "GET", base + "/records?timeout=1000",
+                headers={"Accept": accept}, full=True)
+            assert status == 200 and ctype == accept, (status, recs, ctype)
+            out.extend(recs)
+            return len(out) >= n
+        wait_for("%d records" % n, more, 30, 0)
+        return out
+    recs = read(b, BINARY_V2, 2)
+    check(recs[0]["key"] == "a2V5" and recs[0]["value"] == "aGVsbG8="
+          and recs[1]["key"] is None,
+          "binary records round-trip as base64 (%s)" % BINARY_V2)
+    srv.ok("POST", b + "/positions",
+           {"offsets": [{"topic": "orders", "partition": 0, "offset": 1}]})
+    recs = read(b, BINARY_V2, 1)
+    check(recs[0]["offset"] == 1, "a seek moves the next read to offset 1")
+    srv.ok("POST", b + "/positions/beginning",
+           {"partitions": [{"topic": "orders", "partition": 0}]})
+    recs = read(b, BINARY_V2, 1)
+    check(recs[0]["offset"] == 0, "positions/beginning reads from 0 again")
+    srv.ok("POST", b + "/positions/end",
+           {"partitions": [{"topic": "orders", "partition": 0}]})
+    check(srv.ok("GET", b + "/records?timeout=300",
+                 headers={"Accept": BINARY_V2}) == [],
+          "positions/end leaves nothing to read")
+    res = srv.ok("POST", b + "/offsets",
+                 {"offsets": [{"topic": "orders", "partition": 0,
+                               "offset": 1}]})
+    check(res == [], "a commit answers REST Proxy's empty list")
+    status, res = srv.request(
+        "GET", b + "/offsets",
+        raw='{"partitions": [{"topic": "orders", "partition": 0}]}')
+    check(status == 200 and res["offsets"][0]["offset"] == 2,
+          "GET offsets with a partition list: committed offset + 1: %s" % res)
+    srv.ok("DELETE", b + "/subscription")
+    check(srv.ok("GET", b + "/assignments") == {"partitions": []},
+          "DELETE subscription drops the assignment too")
+    # A json instance subscribed by pattern.
+    srv.ok("POST", "/consumers/v2j", {"name": "j", "format": "json",
+                                      "auto.offset.reset": "earliest"})
+    j = "/consumers/v2j/instances/j"
+    srv.ok("POST", j + "/subscription", {"topic_pattern": "ord.*"})
+    check(srv.ok("GET", j + "/subscription") == {"topics": ["orders"]},
+          "a topic_pattern subscription lists the topics it matches")
+    recs = read(j, JSON_V2, 3)
+    keyed = [r for r in recs if r["key"] is not None]
+    check(any(r["key"] == {"id": 1} and r["value"] == {"n": 1}
+              for r in keyed),
+          "json records round-trip as JSON (%s)" % JSON_V2)
+    srv.ok("DELETE", j)
+    srv.ok("DELETE", "/consumers/v2g/instances/b")
 
 
 def case_ws(srv):
@@ -523,7 +712,9 @@ def case_browser(srv):
          "--disable-component-update", "--disable-sync",
          "--user-data-dir=" + profile, "--window-size=1400,1000",
          "--remote-debugging-port=%d" % devtools,
-         "http://127.0.0.1:%d/" % srv.port],
+         # The admin token in the fragment: the page sends it on its
+         # stop/start buttons (and never to the server in the URL).
+         "http://127.0.0.1:%d/#token=%s" % (srv.port, srv.token)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         def page_ws():
@@ -581,6 +772,38 @@ def case_browser(srv):
               and "PreparingRebalance" in text,
               "brokers, partitions and the rebalance's transitions are on "
               "the page")
+
+        def evaluate(js):
+            return call("Runtime.evaluate", expression=js,
+                        returnByValue=True).get("result", {}).get("value")
+        # Stop broker 1 with the page's own button (an admin route: the
+        # page sends the token from its URL fragment).
+        evaluate("document.querySelector('[data-broker=\"1\"] button')"
+                 ".click()")
+
+        def stopped():
+            srv.request("GET", a + "/records?timeout=100")
+            srv.request("GET", b + "/records?timeout=100")
+            return evaluate(
+                "(() => { const b = document.querySelector("
+                "'.broker[data-broker=\"1\"]'); const off = "
+                "document.querySelectorAll('#partitions .replica.offline"
+                "[data-broker=\"1\"]').length; const rows = "
+                "document.querySelectorAll('#partitions tbody tr').length; "
+                "return b && b.classList.contains('dead') && off > 0 "
+                "&& off + '/' + rows; })()")
+        marked = wait_for("the page to show broker 1 stopped", stopped, 30, 0)
+        check(True, "the stop button (with the admin token) stopped broker "
+                    "1; %s partition rows mark its replica offline" % marked)
+        brokers = srv.ok("GET", "/v1/brokers")["brokers"]
+        check([x["alive"] for x in brokers] == [True, False, True],
+              "the API agrees: broker 1 is stopped")
+        parts = srv.ok("GET", "/v1/partitions?topic=orders")["partitions"]
+        check(all(len(p["replicas"]) == 3 for p in parts)
+              and all(any(r["broker"] == 1 and r["offline"]
+                          for r in p["replicas"]) for p in parts),
+              "GET /v1/partitions keeps the full assignment, broker 1's "
+              "replicas offline")
         shot = call("Page.captureScreenshot", format="png")
         out = os.environ.get("SCREENSHOT", os.path.join(
             os.getcwd(), "dashboard.png"))
@@ -597,14 +820,17 @@ def case_browser(srv):
         shutil.rmtree(profile, ignore_errors=True)
 
 
-CASES = {"rest": case_rest, "rebalance": case_rebalance,
+CASES = {"rest": case_rest, "v2": case_v2, "rebalance": case_rebalance,
          "bad": case_bad, "ws": case_ws, "browser": case_browser}
+
+# Cases whose server has an admin token (the others enable admin routes).
+TOKENS = {"bad": "s3cret", "browser": "s3cret"}
 
 
 def main():
     binary, case = sys.argv[1], sys.argv[2]
     fn = CASES[case]
-    srv = Server(binary)
+    srv = Server(binary, token=TOKENS.get(case))
     try:
         rc = fn(srv) or 0
     except Exception:

@@ -7,10 +7,11 @@ if(Python3_Interpreter_FOUND)
   set(_gw ${CMAKE_SOURCE_DIR}/tests/http/gateway_e2e.py)
   foreach(_case IN ITEMS
       "rest|produces and consumes through a consumer instance"
+      "v2|REST Proxy v2 routes: binary and json round-trip, assignments, seeks, committed offsets, topic_pattern"
       "rebalance|two instances split partitions; one takes over on delete or max.poll.interval.ms"
-      "bad|bad requests get 400/404/405/413/415/422 JSON errors; WebSocket garbage is closed"
+      "bad|every REST Proxy error: 400/401/404/405/406/409/413/415/422 with its error_code; WebSocket garbage is closed"
       "ws|a WebSocket member sees rebalance, joined and assignment events in order"
-      "browser|the dashboard in headless Chromium shows a rebalance's new generation")
+      "browser|the dashboard in headless Chromium shows a rebalance's new generation and stops a broker with the admin token")
     string(FIND "${_case}" "|" _bar)
     string(SUBSTRING "${_case}" 0 ${_bar} _name)
     math(EXPR _bar "${_bar} + 1")

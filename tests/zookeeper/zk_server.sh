@@ -12,9 +12,9 @@
 #                              ZK_CONNECT=127.0.0.1:PORT, stop the server and
 #                              remove DIR however CMD ends; CMD's exit code
 #
-# Environment: ZK_PORT (default: a free port), ZK_TICK_MS (500; sessions
-# expire at tick granularity), ZK_MIN_SESSION_MS (1000), ZK_MAX_SESSION_MS
-# (60000).
+# Environment: ZK_PORT (default: a free port), ZK_BIND (127.0.0.1: the
+# address it listens on and prints), ZK_TICK_MS (500; sessions expire at
+# tick granularity), ZK_MIN_SESSION_MS (1000), ZK_MAX_SESSION_MS (60000).
 set -euo pipefail
 
 # zookeeper.jar's manifest names its dependencies; slf4j-simple sends the
@@ -27,14 +27,16 @@ die() {
   exit 1
 }
 
+BIND=${ZK_BIND:-127.0.0.1}
+
 free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  python3 -c 'import socket, sys; s = socket.socket(); s.bind((sys.argv[1], 0)); print(s.getsockname()[1])' "$BIND"
 }
 
 # four_letter_word PORT WORD: the server's answer, or nothing within 2 s.
 four_letter_word() {
-  timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf %s "$2" >&3 && cat <&3' \
-    _ "$1" "$2" 2>/dev/null || true
+  timeout 2 bash -c 'exec 3<>"/dev/tcp/$3/$1" && printf %s "$2" >&3 && cat <&3' \
+    _ "$1" "$2" "$BIND" 2>/dev/null || true
 }
 
 # The pid in DIR if that process is still our ZooKeeper.
@@ -61,7 +63,7 @@ start() {
 tickTime=${ZK_TICK_MS:-500}
 dataDir=$dir/data
 clientPort=$port
-clientPortAddress=127.0.0.1
+clientPortAddress=$BIND
 minSessionTimeout=${ZK_MIN_SESSION_MS:-1000}
 maxSessionTimeout=${ZK_MAX_SESSION_MS:-60000}
 admin.enableServer=false
@@ -83,7 +85,8 @@ EOF
     # `ruok` answers once the process runs; `srvr` names a mode only once
     # the server serves.
     if four_letter_word "$port" srvr | grep -q "Mode: "; then
-      echo "127.0.0.1:$port"
+      echo "$BIND:$port"
+      echo "$BIND" >"$dir/bind"
       return 0
     fi
     sleep 0.1
@@ -108,8 +111,9 @@ status() {
   local dir=$1 port
   if live_pid "$dir" >/dev/null; then
     port=$(<"$dir/port")
+    [[ -f $dir/bind ]] && BIND=$(<"$dir/bind")
     if four_letter_word "$port" ruok | grep -q imok; then
-      echo "serving 127.0.0.1:$port"
+      echo "serving $BIND:$port"
       return 0
     fi
   fi
@@ -145,7 +149,7 @@ case ${1:-} in
     run "$@"
     ;;
   *)
-    sed -n '2,17p' "$0" >&2
+    sed -n '2,18p' "$0" >&2
     exit 2
     ;;
 esac

@@ -1,20 +1,24 @@
 #pragma once
 
-// What the HTTP/WebSocket server (Beast, gateway/http_server) hands to the
-// API (CAF, gateway/http_api) and gets back: plain structs and callbacks, so
-// that no translation unit needs both Beast and CAF.
+// What the HTTP/WebSocket server (Beast, gateway/http) hands to the API
+// (CAF, gateway/rest) and gets back: plain structs and callbacks, so that no
+// translation unit needs both Beast and CAF.
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace troupe {
 
 struct http_request {
   std::string method; // "GET", "POST", ...
-  std::string path;   // decoded path without the query
+  std::string path;   // the target without the query, not yet decoded
   std::string query;  // after '?', raw
   std::string content_type;
+  std::string accept;
+  std::string authorization;
   std::string body;
 };
 
@@ -22,6 +26,8 @@ struct http_response {
   unsigned status = 200;
   std::string content_type = "application/json";
   std::string body;
+  /// Further headers (Allow, WWW-Authenticate, ...).
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 /// Called once, from any thread.

@@ -1,19 +1,17 @@
 #pragma once
 
-// The HTTP/WebSocket listener (Boost.Beast): keep-alive HTTP/1.1, a body
+// The HTTP/WebSocket server (Boost.Beast): keep-alive HTTP/1.1, a body
 // limit (413), an idle timeout, static files for the dashboard, and
 // WebSocket upgrades on /v1/ws. Everything else goes to an http_handler.
 // No CAF in here: answers come back through callbacks and are posted onto
 // the session's strand.
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <thread>
 #include <vector>
 
-#include "gateway/http_handler.hpp"
+#include "gateway/http/config.hpp"
 
 namespace boost::asio {
 class io_context;
@@ -21,19 +19,7 @@ class io_context;
 
 namespace troupe {
 
-struct http_server_config {
-  std::string bind_host = "0.0.0.0";
-  uint16_t port = 8080;
-  /// Request bodies above this get 413.
-  size_t body_limit = 1 << 20;
-  /// A connection with no complete request (or WebSocket frame) for this
-  /// long is closed.
-  std::chrono::milliseconds idle_timeout{60000};
-  /// Asio threads.
-  int threads = 1;
-  /// Where the dashboard's files live (served at / and /ui/).
-  std::string web_root = "web";
-};
+class listener;
 
 class http_server {
 public:
@@ -48,8 +34,9 @@ public:
 
   // -- operations -------------------------------------------------------------
 
-  /// Binds and starts the Asio threads. Throws std::runtime_error when the
-  /// port cannot be bound.
+  /// Binds and starts the Asio threads; thread i runs with
+  /// gateway_thread_slot i (gateway/thread_slot.hpp). Throws
+  /// std::runtime_error when the port cannot be bound.
   void start();
 
   /// Closes the acceptor and every connection, then joins the threads.
@@ -61,10 +48,7 @@ public:
   }
 
 private:
-  class listener;
-
-  http_server_config config_;
-  std::shared_ptr<http_handler> api_;
+  std::shared_ptr<const server_context> ctx_;
   std::shared_ptr<boost::asio::io_context> io_;
   std::shared_ptr<listener> listener_;
   std::vector<std::thread> threads_;

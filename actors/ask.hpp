@@ -1,0 +1,91 @@
+#pragma once
+
+// The one way troupe asks actors and gathers their answers: request/response
+// from inside an actor (`self`), every answer as caf::expected so that the
+// caller sees the actual error (a timeout is sec::request_timeout, a null
+// handle sec::invalid_argument). Used by the gateway's bridge actors
+// (docs/ARCHITECTURE.md, "gateway"); any actor may use it.
+
+#include <chrono>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <caf/all.hpp>
+
+namespace troupe {
+
+/// Sends `req` to `to`; `k(caf::expected<Res>)` runs in `self` when the
+/// answer, an error or the timeout arrives. A null handle answers
+/// sec::invalid_argument at once.
+template <class Res, class Self, class Handle, class Req, class K>
+void ask(Self* self, const Handle& to, std::chrono::milliseconds timeout,
+         Req req, K k) {
+  if (!to) {
+    k(caf::expected<Res>{caf::make_error(caf::sec::invalid_argument)});
+    return;
+  }
+  auto shared = std::make_shared<K>(std::move(k));
+  self->request(to, timeout, std::move(req))
+    .then([shared](Res& res) { (*shared)(caf::expected<Res>{std::move(res)}); },
+          [shared](caf::error& err) {
+            (*shared)(caf::expected<Res>{std::move(err)});
+          });
+}
+
+/// Sends every (handle, request) pair at once. `each(i, answer)` sees each
+/// answer as it arrives and returns true to stop waiting for the rest;
+/// `done()` runs exactly once: after that stop or after the last answer.
+template <class Res, class Self, class Handle, class Req, class Each,
+          class Done>
+void ask_each(Self* self, std::vector<std::pair<Handle, Req>> requests,
+              std::chrono::milliseconds timeout, Each each, Done done) {
+  struct gather {
+    Each each;
+    Done done;
+    size_t outstanding = 1; // released once every request is out
+    bool finished = false;
+    void finish() {
+      if (!finished) {
+        finished = true;
+        done();
+      }
+    }
+    void release() {
+      if (--outstanding == 0)
+        finish();
+    }
+  };
+  auto g = std::make_shared<gather>(gather{std::move(each), std::move(done)});
+  for (size_t i = 0; i < requests.size(); ++i) {
+    ++g->outstanding;
+    auto& [to, req] = requests[i];
+    ask<Res>(self, to, timeout, std::move(req),
+             [g, i](caf::expected<Res> answer) {
+               if (!g->finished && g->each(i, answer))
+                 g->finish();
+               g->release();
+             });
+  }
+  g->release();
+}
+
+/// Sends every pair at once; `k(std::vector<caf::expected<Res>>)` gets all
+/// answers, in request order, once the last one is in.
+template <class Res, class Self, class Handle, class Req, class K>
+void ask_all(Self* self, std::vector<std::pair<Handle, Req>> requests,
+             std::chrono::milliseconds timeout, K k) {
+  using answers = std::vector<caf::expected<Res>>;
+  auto out = std::make_shared<answers>(
+    requests.size(),
+    caf::expected<Res>{caf::make_error(caf::sec::invalid_argument)});
+  ask_each<Res>(
+    self, std::move(requests), timeout,
+    [out](size_t i, caf::expected<Res>& answer) {
+      (*out)[i] = std::move(answer);
+      return false;
+    },
+    [out, k = std::move(k)]() mutable { k(std::move(*out)); });
+}
+
+} // namespace troupe

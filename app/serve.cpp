@@ -1,0 +1,233 @@
+// `troupe serve`: the embedded node, or one node of a cluster of processes
+// when zookeeper.connect is set (docs/ARCHITECTURE.md §7), with its Kafka
+// listener(s) and the HTTP/WebSocket gateway, until SIGINT/SIGTERM.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <caf/io/middleman.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/node.hpp"
+#include "app/demo.hpp"
+#include "gateway/http/server.hpp"
+#include "gateway/kafka_listener.hpp"
+#include "gateway/rest/api.hpp"
+
+namespace troupe {
+
+namespace {
+
+std::atomic<bool> stop_requested{false};
+
+/// Why a cluster node must stop (set once, by an actor).
+std::mutex fatal_mtx;
+std::string fatal_reason;
+
+void on_signal(int) {
+  stop_requested = true;
+}
+
+/// The dashboard's files: --web-root, else ./web, else web/ next to the
+/// directory holding the executable (a build dir inside the repo).
+std::string find_web_root(const std::string& given) {
+  namespace fs = std::filesystem;
+  if (!given.empty())
+    return given;
+  if (fs::exists("web/index.html"))
+    return "web";
+  std::error_code ec;
+  auto exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto candidate = exe.parent_path().parent_path() / "web";
+    if (fs::exists(candidate / "index.html"))
+      return candidate.string();
+  }
+  return "web";
+}
+
+/// A node whose log directory cannot be written must not join a cluster:
+/// it would lead partitions it cannot store.
+void check_log_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  auto probe = fs::path(dir) / ".troupe-probe";
+  std::ofstream out{probe};
+  out << "ok";
+  out.close();
+  if (ec || !out)
+    throw std::runtime_error("log.dirs " + dir
+                             + " is not a writable directory; this node does "
+                               "not join the cluster");
+  fs::remove(probe, ec);
+}
+
+/// The Kafka listener this node binds, and the endpoints it advertises in
+/// /brokers/ids: the advertised Kafka listener and troupe's own.
+struct cluster_endpoints {
+  zk::broker_endpoint bind;
+  std::vector<zk::broker_endpoint> advertised;
+};
+
+cluster_endpoints endpoints_of(const cluster_config& config) {
+  auto& z = config.zookeeper;
+  auto listeners = z.listeners.empty()
+                     ? "PLAINTEXT://:" + std::to_string(config.base_port)
+                     : z.listeners;
+  auto bound = zk::parse_listeners(listeners);
+  if (!bound)
+    throw std::runtime_error("listeners: " + bound.error());
+  auto advertised = zk::parse_listeners(
+    z.advertised_listeners.empty() ? listeners : z.advertised_listeners);
+  if (!advertised)
+    throw std::runtime_error("advertised.listeners: " + advertised.error());
+  cluster_endpoints out;
+  auto plain = [](const std::vector<zk::broker_endpoint>& xs) {
+    for (auto& e : xs)
+      if (e.protocol == zk::security_protocol::plaintext)
+        return std::optional<zk::broker_endpoint>{e};
+    return std::optional<zk::broker_endpoint>{};
+  };
+  auto b = plain(*bound);
+  auto a = plain(*advertised);
+  if (!b || !a)
+    throw std::runtime_error("listeners: troupe serves PLAINTEXT only");
+  out.bind = *b;
+  if (a->host.empty())
+    a->host = config.advertised_host; // Kafka would take the host name
+  out.advertised.push_back(*a);
+  out.advertised.push_back({std::string{zk::troupe_listener}, a->host,
+                            z.cluster_port, zk::security_protocol::plaintext});
+  return out;
+}
+
+} // namespace
+
+int run_node(caf::actor_system& sys, const cluster_config& given,
+             const serve_options& options) {
+  auto config = given;
+  bool clustered = config.zookeeper.enabled();
+  std::optional<cluster_node> cluster;
+  kafka_listener_config kc;
+  if (clustered) {
+    check_log_dir(config.log_dirs);
+    auto ep = endpoints_of(config);
+    // The listener code serves brokers on base_port + i: one broker here.
+    config.brokers = 1;
+    config.base_port = ep.bind.port;
+    config.advertised_host = ep.advertised.front().host;
+    if (!ep.bind.host.empty())
+      kc.bind_host = ep.bind.host;
+  }
+  std::shared_ptr<rest::api> api;
+  if (options.http_port > 0) {
+    rest::api_config ac;
+    ac.base_uri = "http://" + config.advertised_host + ":"
+                  + std::to_string(options.http_port);
+    ac.admin_token = options.http_admin_token;
+    ac.admin_enable = options.http_admin_enable;
+    ac.threads = static_cast<size_t>(std::max(1, options.http_threads));
+    api = std::make_shared<rest::api>(sys, config, ac);
+  }
+  auto events = api ? api->listener() : event_listener_actor{};
+  embedded_node node;
+  if (clustered) {
+    auto ep = endpoints_of(config);
+    cluster = spawn_cluster_node(sys, config, ep.advertised, events,
+                                 [](const std::string& why) {
+                                   std::lock_guard<std::mutex> guard{fatal_mtx};
+                                   if (fatal_reason.empty())
+                                     fatal_reason = why;
+                                   stop_requested = true;
+                                 });
+    node = cluster->node;
+    // The one actor the other nodes reach: this node's controller.
+    auto port = sys.middleman().publish(
+      cluster->controller, static_cast<uint16_t>(config.zookeeper.cluster_port),
+      nullptr, true);
+    if (!port) {
+      stop_cluster_node(*cluster);
+      throw std::runtime_error("cannot listen on troupe.cluster.port "
+                               + std::to_string(config.zookeeper.cluster_port)
+                               + ": " + caf::to_string(port.error()));
+    }
+  } else {
+    node = spawn_embedded_node(sys, config, events);
+  }
+  kafka_listener listener{sys, kc};
+  std::unique_ptr<http_server> http;
+  auto stop_all = [&] {
+    if (http)
+      http->stop();
+    if (api)
+      api->shutdown(); // instances and WebSocket members leave their groups
+    listener.stop();
+    if (cluster)
+      stop_cluster_node(*cluster);
+    else
+      stop_embedded_node(node);
+  };
+  try {
+    listener.start(node, config);
+    if (api) {
+      api->attach(node, clustered ? config.zookeeper.broker_id : -1);
+      http_server_config hc;
+      hc.bind_host = options.http_bind;
+      hc.port = static_cast<uint16_t>(options.http_port);
+      hc.body_limit = options.http_body_limit;
+      hc.idle_timeout = std::chrono::milliseconds(options.http_idle_timeout_ms);
+      hc.threads = options.http_threads;
+      hc.web_root = find_web_root(options.web_root);
+      http = std::make_unique<http_server>(hc, api);
+      try {
+        http->start();
+      } catch (const std::runtime_error& e) {
+        if (options.http_port_required)
+          throw;
+        spdlog::warn("troupe: {}; running without the HTTP gateway", e.what());
+        http.reset();
+      }
+    }
+  } catch (const std::runtime_error&) {
+    stop_all();
+    throw;
+  }
+  if (clustered)
+    std::printf(
+      "troupe: broker %d of the cluster at %s; Kafka listener on "
+      "%s:%d, cluster port %d%s\n",
+      config.zookeeper.broker_id, config.zookeeper.connect.c_str(),
+      config.advertised_host.c_str(), config.base_port,
+      config.zookeeper.cluster_port,
+      http ? (", HTTP on " + std::to_string(options.http_port)).c_str() : "");
+  else if (http)
+    std::printf("troupe: dashboard and REST/WebSocket API on "
+                "http://%s:%d/ ; Kafka listeners on %d..%d\n",
+                config.advertised_host.c_str(), options.http_port,
+                config.base_port, config.base_port + config.brokers - 1);
+  std::fflush(stdout);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  while (!stop_requested)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  stop_all();
+  std::lock_guard<std::mutex> guard{fatal_mtx};
+  if (!fatal_reason.empty()) {
+    std::fprintf(stderr, "troupe: %s\n", fatal_reason.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace troupe

@@ -1,0 +1,80 @@
+#include "domain/base64.hpp"
+
+#include <cstdint>
+
+namespace troupe {
+
+namespace {
+
+constexpr char alphabet[] =
+  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int value_of(char c) {
+  if (c >= 'A' && c <= 'Z')
+    return c - 'A';
+  if (c >= 'a' && c <= 'z')
+    return c - 'a' + 26;
+  if (c >= '0' && c <= '9')
+    return c - '0' + 52;
+  if (c == '+')
+    return 62;
+  if (c == '/')
+    return 63;
+  return -1;
+}
+
+} // namespace
+
+std::string base64_encode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  auto at = [&](size_t i) {
+    return static_cast<uint32_t>(static_cast<uint8_t>(bytes[i]));
+  };
+  size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    auto n = (at(i) << 16) | (at(i + 1) << 8) | at(i + 2);
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    out += alphabet[(n >> 6) & 63];
+    out += alphabet[n & 63];
+  }
+  if (auto rest = bytes.size() - i; rest > 0) {
+    auto n = at(i) << 16;
+    if (rest == 2)
+      n |= at(i + 1) << 8;
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    out += rest == 2 ? alphabet[(n >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::optional<std::string> base64_decode(std::string_view text) {
+  auto end = text.size();
+  while (end > 0 && text[end - 1] == '=' && text.size() - end < 2)
+    --end;
+  if (end < text.size() && text.size() % 4 != 0)
+    return std::nullopt; // padding that does not complete a quantum
+  if (end % 4 == 1)
+    return std::nullopt; // one character cannot carry a whole byte
+  std::string out;
+  out.reserve(end / 4 * 3 + 2);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < end; ++i) {
+    auto v = value_of(text[i]);
+    if (v < 0)
+      return std::nullopt;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+} // namespace troupe

@@ -1,0 +1,262 @@
+#pragma once
+
+// One HTTP request on its way through a route (gateway/rest/routes.hpp).
+// A route starts on the gateway's Asio thread, parses and validates there,
+// and asks actors through the thread's bridge actor (gateway/bridge.hpp);
+// its continuations then run inside that bridge, where the bridge's cache
+// lives. Every route has the same signature, `void(const call&)`.
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/ask.hpp"
+#include "actors/clock.hpp"
+#include "domain/cluster_config.hpp"
+#include "domain/log/record_batch.hpp"
+#include "gateway/bridge.hpp"
+#include "gateway/http/handler.hpp"
+#include "gateway/rest/cluster_view.hpp"
+#include "gateway/rest/instances.hpp"
+#include "gateway/rest/router.hpp"
+#include "gateway/rest/ws_hub.hpp"
+
+namespace troupe::rest {
+
+using std::chrono::milliseconds;
+
+/// Broker requests wait this long; the broker's own timeouts (30 s) come
+/// first, so a 504 means the broker did not answer at all.
+constexpr milliseconds ask_timeout{35000};
+
+/// The gateway's settings (`troupe serve` options and troupe.http.*).
+struct api_config {
+  /// Prefix of the base_uri of new consumer instances.
+  std::string base_uri = "http://127.0.0.1:8080";
+  /// Upper bound of records?timeout=.
+  int32_t max_poll_timeout_ms = 30000;
+  /// troupe.http.admin.token: routes that change the cluster need
+  /// `Authorization: Bearer <token>`.
+  std::string admin_token;
+  /// troupe.http.admin.enable: without a token, allow them anyway.
+  bool admin_enable = false;
+  /// Asio threads of the server: one bridge actor each.
+  size_t threads = 1;
+};
+
+/// What a bridge actor caches for the requests of its thread. Only its own
+/// jobs and continuations touch it.
+struct bridge_state {
+  struct topic_entry {
+    topic_metadata metadata;
+    int64_t fetched_ms = 0;
+  };
+  struct coordinator_entry {
+    broker_actor broker;
+    int64_t fetched_ms = 0;
+  };
+  /// Topic metadata, as a Kafka producer caches it: refreshed when older
+  /// than metadata_max_age_ms or when a produce finds the leader moved.
+  std::unordered_map<std::string, topic_entry> topics;
+  /// FindCoordinator answers: a stale one answers NOT_COORDINATOR, which
+  /// drops it.
+  std::unordered_map<std::string, coordinator_entry> coordinators;
+  /// Round-robin partition of unkeyed records.
+  uint32_t next_partition = 0;
+
+  /// Records of one produce request for one partition, waiting to go out.
+  struct pending_records {
+    std::vector<record> records;
+    size_t bytes = 0;
+    /// The batch's error, and the first record's offset (-1 on error).
+    std::function<void(error_code, int64_t)> done;
+  };
+  /// Kafka's RecordAccumulator with one request in flight per partition
+  /// (what an idempotent producer keeps in order): records that arrive
+  /// while a partition's produce is on its way go out together next.
+  struct partition_queue {
+    bool in_flight = false;
+    std::vector<pending_records> waiting;
+  };
+  std::map<topic_partition, partition_queue> queues;
+  /// A batch stops growing here (message.max.bytes is 1 MiB).
+  static constexpr size_t max_batch_bytes = 512 * 1024;
+
+  static constexpr int64_t metadata_max_age_ms = 5000;
+  static constexpr int64_t coordinator_max_age_ms = 5000;
+
+  static inline const char* name = "gateway_bridge";
+};
+
+using rest_bridge = bridge<bridge_state>;
+using bridge_self = rest_bridge::self_pointer;
+
+/// Everything the routes share, set up once before serving.
+struct services {
+  services(caf::actor_system& sys, cluster_config cluster, api_config config)
+    : sys(sys), cluster(std::move(cluster)), config(std::move(config)) {
+    // nop
+  }
+
+  caf::actor_system& sys;
+  cluster_config cluster;
+  api_config config;
+  std::shared_ptr<cluster_view> view;
+  instances_actor instances;
+  ws_hub_actor hub;
+  /// One per entry of routes(), same order.
+  std::unique_ptr<route_stats[]> stats;
+};
+
+/// The bridge actor whose job or continuation runs on this thread, if any.
+inline thread_local bridge_self current_bridge = nullptr;
+
+/// Marks code that runs inside a bridge actor.
+class bridge_scope {
+public:
+  explicit bridge_scope(bridge_self self) : prev_(current_bridge) {
+    current_bridge = self;
+  }
+  ~bridge_scope() {
+    current_bridge = prev_;
+  }
+  bridge_scope(const bridge_scope&) = delete;
+  bridge_scope& operator=(const bridge_scope&) = delete;
+
+private:
+  bridge_self prev_;
+};
+
+class call {
+public:
+  call(std::shared_ptr<services> svc, const rest_bridge& bridge,
+       http_request req, std::vector<std::string> params, http_reply_fn reply)
+    : st_(std::make_shared<state>()) {
+    st_->svc = std::move(svc);
+    st_->bridge = &bridge;
+    st_->req = std::move(req);
+    st_->params = std::move(params);
+    st_->reply = std::move(reply);
+  }
+
+  // -- the request ------------------------------------------------------------
+
+  const http_request& request() const {
+    return st_->req;
+  }
+
+  /// The i-th `{...}` segment of the route's pattern, URL-decoded.
+  const std::string& param(size_t i) const {
+    return st_->params.at(i);
+  }
+
+  services& svc() const {
+    return *st_->svc;
+  }
+
+  const cluster_view& cluster() const {
+    return *st_->svc->view;
+  }
+
+  // -- the answer -------------------------------------------------------------
+
+  /// Answers the request; later calls do nothing.
+  void reply(http_response res) const {
+    if (st_->replied)
+      return;
+    st_->replied = true;
+    st_->reply(std::move(res));
+  }
+
+  // -- asking actors ----------------------------------------------------------
+
+  /// Runs `fn` inside the bridge actor: at once when already there (in a
+  /// continuation), else as a job posted from this (Asio) thread.
+  void run(std::function<void(bridge_self)> fn) const {
+    if (current_bridge) {
+      fn(current_bridge);
+      return;
+    }
+    st_->bridge->post([fn = std::move(fn)](bridge_self self) {
+      bridge_scope scope{self};
+      fn(self);
+    });
+  }
+
+  /// actors/ask.hpp's ask from the bridge; `k(caf::expected<Res>)` runs in
+  /// the bridge.
+  template <class Res, class Handle, class Req, class K>
+  void ask(Handle to, Req req, K k, milliseconds timeout = ask_timeout) const {
+    run([to = std::move(to), req = std::move(req), k = std::move(k),
+         timeout](bridge_self self) mutable {
+      troupe::ask<Res>(self, to, timeout, std::move(req),
+                       [self, k = std::move(k)](caf::expected<Res> x) mutable {
+                         bridge_scope scope{self};
+                         k(std::move(x));
+                       });
+    });
+  }
+
+  /// actors/ask.hpp's ask_all from the bridge.
+  template <class Res, class Handle, class Req, class K>
+  void ask_all(std::vector<std::pair<Handle, Req>> requests, K k,
+               milliseconds timeout = ask_timeout) const {
+    run([requests = std::move(requests), k = std::move(k),
+         timeout](bridge_self self) mutable {
+      troupe::ask_all<Res>(
+        self, std::move(requests), timeout,
+        [self, k = std::move(k)](std::vector<caf::expected<Res>> xs) mutable {
+          bridge_scope scope{self};
+          k(std::move(xs));
+        });
+    });
+  }
+
+  /// Runs `fn` in the bridge after `delay` (a delayed send).
+  void after(milliseconds delay, std::function<void()> fn) const {
+    run([delay, fn = std::move(fn)](bridge_self self) mutable {
+      rest_bridge::post_after(self, delay,
+                              [fn = std::move(fn)](bridge_self self) {
+                                bridge_scope scope{self};
+                                fn();
+                              });
+    });
+  }
+
+  /// The bridge's cache; only inside the bridge (in continuations).
+  bridge_state& cache() const {
+    return current_bridge->state;
+  }
+
+  /// The actor system's clock in ms; only inside the bridge.
+  int64_t now() const {
+    return now_ms(current_bridge);
+  }
+
+private:
+  struct state {
+    std::shared_ptr<services> svc;
+    const rest_bridge* bridge = nullptr;
+    http_request req;
+    std::vector<std::string> params;
+    http_reply_fn reply;
+    bool replied = false;
+  };
+
+  std::shared_ptr<state> st_;
+};
+
+/// The answer to a failed ask: 504 for a timeout, 503 when there was no
+/// actor to ask (no leader, a stopped broker), 500 otherwise. `v2` picks
+/// REST Proxy's error codes, else Kafka's (troupe's /v1 routes).
+http_response ask_failed(const caf::error& err, std::string_view what,
+                         bool v2 = true);
+
+} // namespace troupe::rest

@@ -1,0 +1,472 @@
+// GET .../records for a consumer instance: what the Java consumer's poll()
+// does (KafkaConsumer.poll: updateFetchPositions, then fetch), as a chain
+// of asks from the registry actor:
+//   1. the consumer's positions for the partitions it owns (none yet while
+//      it joins: wait a little, up to the poll's timeout);
+//   2. auto.commit.enable commits what the previous poll returned;
+//   3. positions not known yet start at the committed offset, else at
+//      auto.offset.reset; seekToBeginning / seekToEnd resolve by ListOffsets;
+//   4. a long-poll fetch from every partition's leader; the first answer
+//      with records wins and moves that partition's position.
+
+#include <algorithm>
+
+#include "actors/ask.hpp"
+#include "actors/clock.hpp"
+#include "domain/base64.hpp"
+#include "domain/log/record_batch.hpp"
+#include "gateway/rest/errors.hpp"
+#include "gateway/rest/instance_state.hpp"
+#include "gateway/rest/json.hpp"
+#include "gateway/rest/routes.hpp"
+
+namespace troupe::rest {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+/// How long a poll waits before looking again (no assignment yet, no
+/// leader, a position being reset).
+constexpr int64_t retry_ms = 100;
+/// Fetch at most this much per partition (Kafka's
+/// max.partition.fetch.bytes).
+constexpr int32_t max_partition_fetch_bytes = 1048576;
+
+void step(registry_ptr self, uint64_t id);
+
+/// A request whose answer does not matter (a plain send would have the
+/// answer arrive as an unexpected message).
+template <class Request>
+void tell(registry_ptr self, const consumer_actor& c, Request req) {
+  using answer = std::conditional_t<std::is_same_v<Request, consumer_commit>,
+                                    offset_commit_response, consumer_positions>;
+  ask<answer>(self, c, consumer_timeout, std::move(req),
+              [](caf::expected<answer>) {});
+}
+
+poll_context* find_poll(registry_ptr self, uint64_t id) {
+  auto i = self->state.polls.find(id);
+  return i == self->state.polls.end() ? nullptr : &i->second;
+}
+
+void finish(registry_ptr self, uint64_t id, http_response res) {
+  auto* ctx = find_poll(self, id);
+  if (!ctx)
+    return;
+  ctx->promise.deliver(std::move(res));
+  self->state.polls.erase(id);
+}
+
+void finish_empty(registry_ptr self, uint64_t id) {
+  auto* ctx = find_poll(self, id);
+  if (!ctx)
+    return;
+  finish(self, id, json_response("[]", media_type_of(ctx->format)));
+}
+
+/// Looks again after a short wait, or answers [] at the deadline.
+void wait_or_finish(registry_ptr self, uint64_t id) {
+  auto* ctx = find_poll(self, id);
+  if (!ctx)
+    return;
+  auto left = ctx->deadline_ms - now_ms(self);
+  if (left <= 0)
+    return finish_empty(self, id);
+  self->delayed_send(self, milliseconds{std::min(left, retry_ms)},
+                     poll_wake{id});
+}
+
+std::string embedded(embedded_format f,
+                     const std::optional<std::vector<uint8_t>>& data) {
+  if (!data)
+    return "null";
+  std::string_view bytes{reinterpret_cast<const char*>(data->data()),
+                         data->size()};
+  if (f == embedded_format::binary)
+    return json_quote(base64_encode(bytes));
+  std::string compact;
+  if (parse_json_value(bytes, &compact))
+    return compact;
+  // Not JSON (written by a Kafka client such as kcat): a JSON string.
+  return json_quote(bytes);
+}
+
+/// The records of one fetch answer from `from` on, as REST Proxy's
+/// {Json,Binary}ConsumerRecord, at most `max_bytes` of keys and values
+/// (at least one record). `last` gets the last offset included.
+std::string records_json(const topic_partition& tp, const fetch_response& res,
+                         int64_t from, embedded_format f, int64_t max_bytes,
+                         int64_t& last) {
+  std::string out;
+  int64_t size = 0;
+  const uint8_t* p = res.records.data();
+  size_t n = res.records.size();
+  while (n > 0) {
+    auto batch = next_batch_size(p, n);
+    if (!batch || *batch > n)
+      break;
+    if (auto recs = decode_records(p, *batch))
+      for (auto& r : *recs) {
+        if (r.offset < from)
+          continue;
+        auto bytes = static_cast<int64_t>((r.key ? r.key->size() : 0)
+                                          + (r.value ? r.value->size() : 0));
+        if (!out.empty() && max_bytes >= 0 && size + bytes > max_bytes)
+          return out;
+        size += bytes;
+        if (!out.empty())
+          out += ',';
+        out += "{\"topic\":" + json_quote(tp.topic) + ",\"key\":"
+               + embedded(f, r.key) + ",\"value\":" + embedded(f, r.value)
+               + ",\"partition\":" + std::to_string(tp.partition)
+               + ",\"offset\":" + std::to_string(r.offset) + "}";
+        last = r.offset;
+      }
+    p += *batch;
+    n -= *batch;
+  }
+  return out;
+}
+
+/// Step 4: a long-poll fetch from every leader; the first records win.
+void fetch(registry_ptr self, uint64_t id, uint64_t epoch,
+           std::vector<partition_position> positions,
+           std::map<topic_partition, int32_t> leaders) {
+  auto* ctx = find_poll(self, id);
+  if (!ctx)
+    return;
+  auto& st = self->state;
+  auto left = std::max<int64_t>(0, ctx->deadline_ms - now_ms(self));
+  std::vector<std::pair<broker_actor, fetch_request>> reqs;
+  std::vector<partition_position> asked;
+  for (auto& p : positions) {
+    if (p.offset < 0)
+      continue;
+    fetch_request fr;
+    fr.partition = p.partition;
+    fr.offset = p.offset;
+    fr.max_bytes = max_partition_fetch_bytes;
+    if (ctx->max_bytes > 0 && ctx->max_bytes < fr.max_bytes)
+      fr.max_bytes = static_cast<int32_t>(ctx->max_bytes);
+    fr.max_wait_ms = static_cast<int32_t>(left);
+    fr.min_bytes = 1;
+    reqs.emplace_back(st.cluster->broker(leaders[p.partition]), fr);
+    asked.push_back(p);
+  }
+  if (reqs.empty())
+    return wait_or_finish(self, id);
+  struct outcome {
+    int winner = -1;
+    std::string body;
+    int64_t last = -1;
+    std::vector<partition_position> resets;
+  };
+  auto out = std::make_shared<outcome>();
+  auto format = ctx->format;
+  auto max_bytes = ctx->max_bytes;
+  auto reset = ctx->reset_to;
+  ask_each<fetch_response>(
+    self, std::move(reqs), milliseconds{left} + broker_timeout,
+    [out, asked, format, max_bytes, reset](size_t i,
+                                           caf::expected<fetch_response>& r) {
+      if (!r)
+        return false;
+      if (r->error == error_code::offset_out_of_range) {
+        // Kafka: an out-of-range position resets by auto.offset.reset.
+        out->resets.push_back({asked[i].partition, reset});
+        return false;
+      }
+      if (r->error != error_code::none)
+        return false;
+      int64_t last = -1;
+      auto body = records_json(asked[i].partition, *r, asked[i].offset, format,
+                               max_bytes, last);
+      if (body.empty())
+        return false;
+      out->winner = static_cast<int>(i);
+      out->body = std::move(body);
+      out->last = last;
+      return true;
+    },
+    [self, id, epoch, out, asked]() {
+      auto* ctx = find_poll(self, id);
+      if (!ctx)
+        return;
+      auto* inst = self->state.find(ctx->key, ctx->uid);
+      // Someone sought, reassigned or read first: what we read is stale.
+      if (!inst || inst->position_epoch != epoch || !inst->consumer)
+        return finish_empty(self, id);
+      std::vector<partition_position> moves = out->resets;
+      if (out->winner >= 0)
+        moves.push_back(
+          {asked[static_cast<size_t>(out->winner)].partition, out->last + 1});
+      if (!moves.empty()) {
+        ++inst->position_epoch;
+        tell(self, inst->consumer, consumer_seek{moves});
+      }
+      if (out->winner >= 0)
+        return finish(
+          self, id,
+          json_response("[" + out->body + "]", media_type_of(ctx->format)));
+      wait_or_finish(self, id);
+    });
+}
+
+/// Step 3: positions not known yet, and seeks to the beginning or end.
+void resolve(registry_ptr self, uint64_t id, uint64_t epoch,
+             std::vector<partition_position> positions,
+             std::map<topic_partition, int32_t> leaders) {
+  auto* ctx = find_poll(self, id);
+  if (!ctx)
+    return;
+  auto* inst = self->state.find(ctx->key, ctx->uid);
+  if (!inst)
+    return finish_empty(self, id);
+  std::vector<topic_partition> unknown;
+  for (auto& p : positions)
+    if (p.offset == position_unknown)
+      unknown.push_back(p.partition);
+  auto group = inst->key.group;
+  auto policy = inst->settings.offset_reset;
+  // The committed offsets of the unknown ones (OffsetFetch at the group's
+  // coordinator), then ListOffsets for whatever still has no offset.
+  auto with_committed =
+    [self, id, epoch, positions, leaders,
+     policy](std::map<topic_partition, int64_t> committed) mutable {
+      auto* ctx = find_poll(self, id);
+      if (!ctx)
+        return;
+      std::vector<size_t> pending;
+      std::vector<std::pair<broker_actor, list_offsets_request>> reqs;
+      for (size_t i = 0; i < positions.size(); ++i) {
+        auto& p = positions[i];
+        if (p.offset == position_unknown) {
+          if (auto c = committed.find(p.partition); c != committed.end()) {
+            p.offset = c->second;
+            continue;
+          }
+          if (policy == "none")
+            return finish(
+              self, id,
+              error_body(500, 50002, "NO_OFFSET_FOR_PARTITION",
+                         "Undefined offset with no reset policy for "
+                         "partitions: "
+                           + to_string(p.partition),
+                         v2_json));
+          p.offset = policy == "earliest" ? position_earliest : position_latest;
+        }
+        if (p.offset == position_earliest || p.offset == position_latest) {
+          pending.push_back(i);
+          reqs.emplace_back(self->state.cluster->broker(leaders[p.partition]),
+                            list_offsets_request{p.partition, p.offset});
+        }
+      }
+      ask_all<list_offsets_response>(
+        self, std::move(reqs), broker_timeout,
+        [self, id, epoch, positions, leaders, pending](
+          std::vector<caf::expected<list_offsets_response>> rs) mutable {
+          auto* ctx = find_poll(self, id);
+          if (!ctx)
+            return;
+          std::vector<partition_position> resolved;
+          for (size_t j = 0; j < pending.size(); ++j) {
+            auto& p = positions[pending[j]];
+            if (rs[j] && rs[j]->error == error_code::none)
+              p.offset = rs[j]->offset;
+            else
+              p.offset = position_unknown; // no leader yet: next time
+          }
+          for (auto& p : positions)
+            if (p.offset >= 0)
+              resolved.push_back(p);
+          auto* inst = self->state.find(ctx->key, ctx->uid);
+          if (!inst || inst->position_epoch != epoch || !inst->consumer)
+            return step(self, id); // positions moved meanwhile: start over
+          ++inst->position_epoch;
+          tell(self, inst->consumer, consumer_seek{resolved});
+          fetch(self, id, inst->position_epoch, std::move(positions),
+                std::move(leaders));
+        });
+    };
+  if (unknown.empty())
+    return with_committed({});
+  ask<find_coordinator_response>(
+    self, self->state.cluster->bootstrap(), broker_timeout,
+    find_coordinator_request{group},
+    [self, group, unknown,
+     with_committed](caf::expected<find_coordinator_response> fc) mutable {
+      auto b = fc && fc->error == error_code::none
+                 ? caf::actor_cast<broker_actor>(fc->broker)
+                 : broker_actor{};
+      ask<offset_fetch_response>(
+        self, b, broker_timeout, offset_fetch_request{group, unknown},
+        [with_committed](caf::expected<offset_fetch_response> offs) mutable {
+          std::map<topic_partition, int64_t> committed;
+          if (offs)
+            for (auto& o : offs->partitions)
+              if (o.error == error_code::none && o.offset >= 0)
+                committed[{o.topic, o.partition}] = o.offset;
+          with_committed(std::move(committed));
+        });
+    });
+}
+
+/// Steps 1 and 2: the consumer's positions, then auto-commit.
+void with_positions(registry_ptr self, uint64_t id) {
+  auto* ctx = find_poll(self, id);
+  if (!ctx)
+    return;
+  auto* inst = self->state.find(ctx->key, ctx->uid);
+  if (!inst || !inst->consumer)
+    return finish_empty(self, id);
+  auto epoch = inst->position_epoch;
+  ask<consumer_positions>(
+    self, inst->consumer, consumer_timeout, consumer_positions_request{},
+    [self, id, epoch](caf::expected<consumer_positions> pos) {
+      auto* ctx = find_poll(self, id);
+      if (!ctx)
+        return;
+      auto* inst = self->state.find(ctx->key, ctx->uid);
+      if (!pos || !inst)
+        return finish_empty(self, id);
+      if (pos->positions.empty()) // still joining: nothing assigned yet
+        return wait_or_finish(self, id);
+      bool member = inst->kind == subscription_kind::topics
+                    || inst->kind == subscription_kind::pattern;
+      if (member && inst->settings.auto_commit) {
+        // enable.auto.commit: what earlier polls returned is committed
+        // now, as the Java consumer does at the start of poll().
+        std::vector<offset_commit_partition> commits;
+        for (auto& p : pos->positions)
+          if (p.offset >= 0 && inst->auto_committed[p.partition] != p.offset) {
+            inst->auto_committed[p.partition] = p.offset;
+            commits.push_back(
+              {p.partition.topic, p.partition.partition, p.offset, -1, ""});
+          }
+        if (!commits.empty())
+          tell(self, inst->consumer, consumer_commit{std::move(commits)});
+      }
+      std::vector<std::string> topics;
+      for (auto& p : pos->positions)
+        if (std::find(topics.begin(), topics.end(), p.partition.topic)
+            == topics.end())
+          topics.push_back(p.partition.topic);
+      ask<metadata_response>(
+        self, self->state.cluster->controller(), broker_timeout,
+        metadata_request{topics, false},
+        [self, id, epoch,
+         positions = pos->positions](caf::expected<metadata_response> md) {
+          std::map<topic_partition, int32_t> leaders;
+          if (md)
+            self->state.cluster->learn(md->brokers);
+          if (md)
+            for (auto& t : md->topics)
+              for (auto& p : t.partition_states)
+                leaders[{t.name, p.partition}] = p.leader;
+          bool unresolved = std::any_of(positions.begin(), positions.end(),
+                                        [](auto& p) { return p.offset < 0; });
+          if (unresolved)
+            resolve(self, id, epoch, positions, std::move(leaders));
+          else
+            fetch(self, id, epoch, positions, std::move(leaders));
+        });
+    });
+}
+
+/// A pattern subscription follows new and deleted topics, as Kafka's
+/// consumer does on metadata refresh.
+void refresh_pattern(registry_ptr self, uint64_t id) {
+  auto* ctx = find_poll(self, id);
+  if (!ctx)
+    return;
+  ask<metadata_response>(
+    self, self->state.cluster->controller(), broker_timeout,
+    metadata_request{{}, false},
+    [self, id](caf::expected<metadata_response> md) {
+      auto* ctx = find_poll(self, id);
+      if (!ctx)
+        return;
+      auto* inst = self->state.find(ctx->key, ctx->uid);
+      if (md && inst && inst->kind == subscription_kind::pattern
+          && inst->compiled) {
+        auto now = matching_topics(*inst->compiled, *md);
+        if (now != inst->topics) {
+          inst->topics = std::move(now);
+          ++inst->position_epoch;
+          replace_consumer(self, *inst, spawn_consumer_for(self, *inst));
+          return wait_or_finish(self, id);
+        }
+      }
+      with_positions(self, id);
+    });
+}
+
+void step(registry_ptr self, uint64_t id) {
+  auto* ctx = find_poll(self, id);
+  if (!ctx)
+    return;
+  auto* inst = self->state.find(ctx->key, ctx->uid);
+  if (!inst)
+    return finish_empty(self, id);
+  if (inst->kind == subscription_kind::pattern && !ctx->pattern_checked) {
+    ctx->pattern_checked = true;
+    return refresh_pattern(self, id);
+  }
+  with_positions(self, id);
+}
+
+} // namespace
+
+std::vector<std::string> matching_topics(const std::regex& pattern,
+                                         const metadata_response& md) {
+  std::vector<std::string> out;
+  for (auto& t : md.topics)
+    if (t.name != "__consumer_offsets" && t.error == error_code::none
+        && std::regex_match(t.name, pattern))
+      out.push_back(t.name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+caf::result<http_response> start_poll(registry_ptr self, poll_instance& req) {
+  auto& st = self->state;
+  auto* inst = st.find(req.key);
+  if (!inst)
+    return v2::instance_not_found();
+  switch (negotiate_records(req.accept, inst->settings.format)) {
+    case records_choice::own:
+      break;
+    case records_choice::mismatch:
+      return v2::format_mismatch();
+    case records_choice::unacceptable:
+      return v2::not_acceptable();
+  }
+  if (inst->kind == subscription_kind::none)
+    return v2::illegal_state("Consumer is not subscribed to any topics or "
+                             "assigned any partitions");
+  touch(self, *inst);
+  auto timeout =
+    req.timeout_ms < 0 ? inst->settings.request_timeout_ms : req.timeout_ms;
+  timeout = std::min<int64_t>(timeout, st.config.max_poll_timeout_ms);
+  auto id = st.next_poll++;
+  auto& ctx = st.polls[id];
+  ctx.id = id;
+  ctx.key = req.key;
+  ctx.uid = inst->uid;
+  ctx.promise = self->make_response_promise<http_response>();
+  ctx.deadline_ms = now_ms(self) + timeout;
+  ctx.max_bytes = req.max_bytes;
+  ctx.format = inst->settings.format;
+  ctx.reset_to = inst->settings.offset_reset == "earliest" ? position_earliest
+                                                           : position_latest;
+  auto promise = ctx.promise;
+  step(self, id);
+  return promise;
+}
+
+void continue_poll(registry_ptr self, uint64_t poll) {
+  step(self, poll);
+}
+
+} // namespace troupe::rest
