@@ -7,6 +7,8 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/clock.hpp"
+#include "actors/consumer_group_coordinator.hpp"
 #include "actors/group_coordinator.hpp"
 #include "actors/log_manager.hpp"
 #include "actors/replica.hpp"
@@ -31,6 +33,7 @@ int32_t coordinator_for(broker_ptr self, const std::string& group_id) {
 }
 
 void load_offsets_partition(broker_ptr self, int32_t partition);
+void abandon_replacements(broker_ptr self);
 
 /// Takes the controller's view of __consumer_offsets leadership. Groups of
 /// partitions this broker no longer leads are resigned: their coordinators
@@ -52,15 +55,20 @@ void update_offsets_leaders(broker_ptr self,
       st.loading.erase(p.partition);
     st.offsets_leaders[i] = p.leader;
   }
-  for (auto i = st.groups.begin(); i != st.groups.end();) {
-    if (coordinator_for(self, i->first) != st.node_id) {
-      spdlog::info("broker {}: resigning group {}", st.node_id, i->first);
-      self->send(i->second, group_shutdown{error_code::not_coordinator});
-      i = st.groups.erase(i);
-    } else {
-      ++i;
+  auto resign = [&](auto& groups) {
+    for (auto i = groups.begin(); i != groups.end();) {
+      if (coordinator_for(self, i->first) != st.node_id) {
+        spdlog::info("broker {}: resigning group {}", st.node_id, i->first);
+        self->send(i->second, group_shutdown{error_code::not_coordinator});
+        i = groups.erase(i);
+      } else {
+        ++i;
+      }
     }
-  }
+  };
+  resign(st.groups);
+  resign(st.consumer_groups);
+  abandon_replacements(self);
   for (auto p : gained)
     load_offsets_partition(self, p);
 }
@@ -71,28 +79,40 @@ group_coordinator_actor find_group(broker_ptr self,
   return i == self->state.groups.end() ? group_coordinator_actor{} : i->second;
 }
 
+/// A seed for a new coordinator's member ids. A fixed seed (tests) still
+/// differs per broker: a group that moves to another coordinator must not
+/// hand out its members' ids again.
+uint64_t next_group_seed(broker_ptr self) {
+  auto& st = self->state;
+  return st.config.seed != 0 ? st.config.seed + st.next_seed++
+                                 + (static_cast<uint64_t>(st.node_id) << 32)
+                             : std::random_device{}();
+}
+
+/// The group's __consumer_offsets partition.
+topic_partition offsets_partition_of(broker_ptr self,
+                                     const std::string& group_id) {
+  return {offsets_topic, offsets_partition_for(
+                           group_id, static_cast<int32_t>(
+                                       self->state.offsets_leaders.size()))};
+}
+
+/// This broker's replica of `tp`; null without log.dirs.
+replica_actor replica_of(broker_ptr self, const topic_partition& tp) {
+  auto i = self->state.replicas.find(tp);
+  return i == self->state.replicas.end() ? replica_actor{} : i->second;
+}
+
 /// Kafka's getOrMaybeCreateGroup: only a new member's JoinGroup or a
 /// standalone commit creates a group (and loading __consumer_offsets).
 group_coordinator_actor create_group(broker_ptr self,
                                      const std::string& group_id,
                                      loaded_group loaded = {}) {
   auto& st = self->state;
-  // A fixed seed (tests) still differs per broker: a group that moves to
-  // another coordinator must not hand out its members' ids again.
-  auto seed = st.config.seed != 0
-                ? st.config.seed + st.next_seed++
-                    + (static_cast<uint64_t>(st.node_id) << 32)
-                : std::random_device{}();
-  topic_partition tp{
-    offsets_topic,
-    offsets_partition_for(group_id,
-                          static_cast<int32_t>(st.offsets_leaders.size()))};
-  replica_actor log;
-  if (auto i = st.replicas.find(tp); i != st.replicas.end())
-    log = i->second;
-  auto coordinator =
-    self->spawn<caf::linked>(group_coordinator, group_id, st.config.group, seed,
-                             st.listener, log, tp, std::move(loaded));
+  auto tp = offsets_partition_of(self, group_id);
+  auto coordinator = self->spawn<caf::linked>(
+    group_coordinator, group_id, st.config.group, next_group_seed(self),
+    st.listener, replica_of(self, tp), tp, std::move(loaded));
   st.groups.emplace(group_id, coordinator);
   return coordinator;
 }
@@ -148,6 +168,443 @@ struct fan_in {
   }
 };
 
+// -- KIP-848 consumer groups -------------------------------------------------------
+
+template <class Response>
+using promise_of = caf::typed_response_promise<Response>;
+
+/// Every topic of the cluster with its id and partition count: what the
+/// consumer group coordinators resolve subscriptions against (Kafka's
+/// metadata image). Topics whose id is not known yet are left out.
+std::vector<topic_info> cluster_topics(broker_ptr self) {
+  auto& st = self->state;
+  std::vector<topic_info> result;
+  for (auto& [name, count] : st.topics)
+    if (auto i = st.topic_ids.find(name); i != st.topic_ids.end())
+      result.push_back({i->second, name, count});
+  return result;
+}
+
+/// New topics or partition counts reach every consumer group coordinator.
+void announce_topics(broker_ptr self) {
+  auto& st = self->state;
+  if (st.consumer_groups.empty())
+    return;
+  consumer_group_topics msg{cluster_topics(self)};
+  for (auto& [id, c] : st.consumer_groups)
+    self->send(c, msg);
+}
+
+consumer_group_coordinator_actor
+find_consumer_group(broker_ptr self, const std::string& group_id) {
+  auto i = self->state.consumer_groups.find(group_id);
+  return i == self->state.consumer_groups.end()
+           ? consumer_group_coordinator_actor{}
+           : i->second;
+}
+
+/// A consumer group's coordinator, with what __consumer_offsets holds of
+/// the group (nothing for a new group).
+consumer_group_coordinator_actor
+create_consumer_group(broker_ptr self, const std::string& group_id,
+                      consumer_group_image loaded = {}) {
+  auto& st = self->state;
+  auto tp = offsets_partition_of(self, group_id);
+  auto coordinator = self->spawn<caf::linked>(
+    consumer_group_coordinator, group_id, st.config.group,
+    next_group_seed(self), st.listener, replica_of(self, tp), tp,
+    cluster_topics(self), std::move(loaded));
+  st.consumer_groups.emplace(group_id, coordinator);
+  return coordinator;
+}
+
+/// Writes `records` to the group's __consumer_offsets partition (acks=all);
+/// `done` gets the error a group client understands. Without log.dirs
+/// nothing is written and `done` runs at once.
+void write_group_records(broker_ptr self, const std::string& group_id,
+                         std::vector<record_kv> records,
+                         std::function<void(error_code)> done) {
+  auto& st = self->state;
+  auto tp = offsets_partition_of(self, group_id);
+  auto log = replica_of(self, tp);
+  if (!log) {
+    done(error_code::none);
+    return;
+  }
+  std::vector<record> batch;
+  auto now = now_ms(self);
+  for (auto& kv : records)
+    batch.push_back(record{std::move(kv.key), std::move(kv.value), now, {}});
+  auto timeout = st.config.group.offset_commit_timeout_ms;
+  self
+    ->request(log, ms(timeout) * 2,
+              produce_request{tp, -1, timeout, encode_batch(0, 0, batch)})
+    .then(
+      [done](produce_response& r) { done(coordinator_write_error(r.error)); },
+      [done](caf::error&) { done(error_code::coordinator_not_available); });
+}
+
+/// The committed offsets of a group as an OffsetFetch of all of them
+/// answered: what the group that replaces it starts from (Kafka keeps
+/// offsets apart from groups, so they survive the change of protocol).
+std::map<topic_partition, committed_offset>
+offsets_of(const offset_fetch_response& res, int64_t now) {
+  std::map<topic_partition, committed_offset> result;
+  for (auto& p : res.partitions)
+    if (p.error == error_code::none && p.offset >= 0)
+      result[{p.topic, p.partition}] = {p.offset, p.leader_epoch, p.metadata,
+                                        now};
+  return result;
+}
+
+/// While the group id is being replaced, `again` waits for the outcome
+/// (`none`: route the request again); true when it waits.
+bool park_while_replacing(broker_ptr self, const std::string& group_id,
+                          std::function<void(error_code)> again) {
+  auto i = self->state.replacing.find(group_id);
+  if (i == self->state.replacing.end())
+    return false;
+  i->second.parked.push_back(std::move(again));
+  return true;
+}
+
+void finish_replacement(broker_ptr self, const std::string& group_id,
+                        uint64_t token, bool replaced, error_code e) {
+  auto& st = self->state;
+  auto i = st.replacing.find(group_id);
+  if (i == st.replacing.end() || i->second.token != token)
+    return; // resigned meanwhile: everything was answered then
+  auto r = std::move(i->second);
+  st.replacing.erase(i);
+  r.done(replaced, e);
+  for (auto& again : r.parked)
+    again(e);
+}
+
+/// Groups of partitions this broker no longer coordinates stop waiting:
+/// what waits gets NOT_COORDINATOR.
+void abandon_replacements(broker_ptr self) {
+  auto& st = self->state;
+  for (auto i = st.replacing.begin(); i != st.replacing.end();) {
+    if (st.alive && coordinator_for(self, i->first) == st.node_id) {
+      ++i;
+      continue;
+    }
+    auto r = std::move(i->second);
+    i = st.replacing.erase(i);
+    r.done(false, error_code::not_coordinator);
+    for (auto& again : r.parked)
+      again(error_code::not_coordinator);
+  }
+}
+
+/// Kafka's maybeDeleteEmptyClassicGroup (`to_consumer`) and
+/// maybeDeleteEmptyConsumerGroup: if the group of the other protocol is
+/// empty, its tombstones are written and a group of the new protocol takes
+/// its place with its committed offsets; `done(true, none)` then. A group
+/// with members stays: `done(false, none)`.
+void replace_empty_group(broker_ptr self, const std::string& group_id,
+                         bool to_consumer,
+                         std::function<void(bool, error_code)> done) {
+  auto& st = self->state;
+  auto token = ++st.next_replacement;
+  st.replacing[group_id] = {token, std::move(done), {}};
+  auto finish = [self, group_id, token](bool replaced, error_code e) {
+    finish_replacement(self, group_id, token, replaced, e);
+  };
+  auto current = [self, group_id, token] {
+    auto i = self->state.replacing.find(group_id);
+    return i != self->state.replacing.end() && i->second.token == token;
+  };
+  // The group being replaced answers through this interface; both kinds
+  // of coordinator speak it.
+  using reader = caf::typed_actor<
+    caf::replies_to<list_groups_request>::with<listed_group>,
+    caf::replies_to<offset_fetch_request>::with<offset_fetch_response>>;
+  auto old = to_consumer
+               ? caf::actor_cast<reader>(find_group(self, group_id))
+               : caf::actor_cast<reader>(find_consumer_group(self, group_id));
+  auto failed = [finish](caf::error&) {
+    finish(false, error_code::coordinator_not_available);
+  };
+  self->request(old, internal_timeout, list_groups_request{})
+    .then(
+      [=](listed_group& listed) {
+        if (!current())
+          return;
+        if (listed.state != "Empty") {
+          finish(false, error_code::none);
+          return;
+        }
+        self->request(old, internal_timeout, offset_fetch_request{group_id, {}})
+          .then(
+            [=](offset_fetch_response& fetched) {
+              if (!current())
+                return;
+              auto offsets = offsets_of(fetched, now_ms(self));
+              std::vector<record_kv> tombstones;
+              if (to_consumer) {
+                tombstones.push_back(group_tombstone(group_id));
+              } else {
+                // ConsumerGroup.createGroupTombstoneRecords of an empty
+                // group.
+                tombstones.push_back(consumer_group_record_kv(
+                  group_id, target_assignment_epoch_record{0, true}));
+                tombstones.push_back(consumer_group_record_kv(
+                  group_id, subscription_metadata_record{{}, true}));
+                tombstones.push_back(consumer_group_record_kv(
+                  group_id, group_epoch_record{0, true}));
+              }
+              write_group_records(
+                self, group_id, std::move(tombstones),
+                [=](error_code e) mutable {
+                  if (!current())
+                    return;
+                  if (e != error_code::none) {
+                    finish(false, e);
+                    return;
+                  }
+                  auto& st = self->state;
+                  spdlog::info("broker {}: empty {} group {} replaced",
+                               st.node_id, to_consumer ? "classic" : "consumer",
+                               group_id);
+                  if (to_consumer) {
+                    if (auto c = find_group(self, group_id))
+                      self->send(c,
+                                 group_shutdown{error_code::not_coordinator});
+                    st.groups.erase(group_id);
+                    consumer_group_image image;
+                    image.offsets = std::move(offsets);
+                    create_consumer_group(self, group_id, std::move(image));
+                  } else {
+                    if (auto c = find_consumer_group(self, group_id))
+                      self->send(c,
+                                 group_shutdown{error_code::not_coordinator});
+                    st.consumer_groups.erase(group_id);
+                    create_group(self, group_id,
+                                 loaded_group{{}, std::move(offsets)});
+                  }
+                  finish(true, error_code::none);
+                });
+            },
+            failed);
+      },
+      failed);
+}
+
+consumer_group_heartbeat_response heartbeat_error(error_code e,
+                                                  std::string message = {}) {
+  consumer_group_heartbeat_response res;
+  res.error = e;
+  if (!message.empty())
+    res.error_message = std::move(message);
+  return res;
+}
+
+/// ConsumerGroupHeartbeat to the group's coordinator, created by a member
+/// joining (epoch 0) as Kafka's getOrMaybeCreateConsumerGroup.
+void route_consumer_heartbeat(broker_ptr self,
+                              consumer_group_heartbeat_request req,
+                              promise_of<consumer_group_heartbeat_response> rp,
+                              bool replace_classic = true) {
+  auto& st = self->state;
+  // Routing first, then the request itself (Kafka validates it in the
+  // coordinator's shard).
+  if (auto e = check_group_request(self, req.group_id, true);
+      e != error_code::none) {
+    rp.deliver(heartbeat_error(e));
+    return;
+  }
+  if (auto refused = check_consumer_group_heartbeat(req, st.config.group)) {
+    rp.deliver(std::move(*refused));
+    return;
+  }
+  auto id = req.group_id;
+  if (park_while_replacing(self, id, [self, req, rp](error_code e) mutable {
+        if (e == error_code::none)
+          route_consumer_heartbeat(self, std::move(req), std::move(rp));
+        else
+          rp.deliver(heartbeat_error(e));
+      }))
+    return;
+  if (auto c = find_consumer_group(self, id)) {
+    rp.delegate(c, std::move(req));
+    return;
+  }
+  bool classic = static_cast<bool>(find_group(self, id));
+  bool leaving = req.member_epoch < 0;
+  if (req.member_epoch != 0 || (classic && !replace_classic)) {
+    // Kafka's consumerGroup / getOrMaybeCreateConsumerGroup without
+    // creating: a classic group is no consumer group, else there is none.
+    if (classic)
+      rp.deliver(heartbeat_error(error_code::group_id_not_found,
+                                 "Group " + id + " is not a consumer group"));
+    else
+      rp.deliver(heartbeat_error(error_code::group_id_not_found,
+                                 leaving
+                                   ? "Group " + id + " not found."
+                                   : "Consumer group " + id + " not found."));
+    return;
+  }
+  if (classic) {
+    replace_empty_group(
+      self, id, true, [self, req, rp](bool, error_code e) mutable {
+        if (e != error_code::none)
+          rp.deliver(heartbeat_error(e));
+        else
+          route_consumer_heartbeat(self, std::move(req), std::move(rp), false);
+      });
+    return;
+  }
+  rp.delegate(create_consumer_group(self, id), std::move(req));
+}
+
+join_group_response join_error(const join_group_request& req, error_code e) {
+  join_group_response res;
+  res.error = e;
+  res.member_id = req.member_id;
+  return res;
+}
+
+/// JoinGroup: a classic group's, or a new one's (Kafka's classicGroupJoin).
+/// An empty consumer group gives way to it; one with members does not:
+/// troupe's consumer groups have no classic members, so the classic
+/// protocol is inconsistent with the group (Kafka's
+/// throwIfClassicProtocolIsNotSupported).
+void route_join(broker_ptr self, join_group_request req,
+                promise_of<join_group_response> rp,
+                bool replace_consumer = true) {
+  if (auto e = check_group_request(self, req.group_id, false);
+      e != error_code::none) {
+    rp.deliver(join_error(req, e));
+    return;
+  }
+  auto id = req.group_id;
+  if (park_while_replacing(self, id, [self, req, rp](error_code e) mutable {
+        if (e == error_code::none)
+          route_join(self, std::move(req), std::move(rp));
+        else
+          rp.deliver(join_error(req, e));
+      }))
+    return;
+  if (find_consumer_group(self, id)) {
+    if (!replace_consumer) {
+      rp.deliver(join_error(req, error_code::inconsistent_group_protocol));
+      return;
+    }
+    replace_empty_group(
+      self, id, false, [self, req, rp](bool, error_code e) mutable {
+        if (e != error_code::none)
+          rp.deliver(join_error(req, e));
+        else
+          route_join(self, std::move(req), std::move(rp), false);
+      });
+    return;
+  }
+  auto c = find_group(self, id);
+  if (!c) {
+    if (!req.member_id.empty()) {
+      rp.deliver(join_error(req, error_code::unknown_member_id));
+      return;
+    }
+    c = create_group(self, id);
+  }
+  rp.delegate(c, std::move(req));
+}
+
+/// OffsetCommit to the group's coordinator of either protocol (a consumer
+/// group's checks the member epoch as the generation).
+void route_commit(broker_ptr self, offset_commit_request req,
+                  promise_of<offset_commit_response> rp) {
+  // Kafka accepts the empty group id for offset APIs.
+  if (auto e = check_group_request(self, req.group_id, true);
+      e != error_code::none) {
+    rp.deliver(commit_error(req, e));
+    return;
+  }
+  auto id = req.group_id;
+  if (park_while_replacing(self, id, [self, req, rp](error_code e) mutable {
+        if (e == error_code::none)
+          route_commit(self, std::move(req), std::move(rp));
+        else
+          rp.deliver(commit_error(req, e));
+      }))
+    return;
+  if (auto c = find_consumer_group(self, id)) {
+    rp.delegate(c, std::move(req));
+    return;
+  }
+  auto c = find_group(self, id);
+  if (!c) {
+    // No group: a standalone commit creates it; a commit that claims a
+    // generation comes from an old generation of a gone group.
+    if (req.generation_id >= 0) {
+      rp.deliver(commit_error(req, error_code::illegal_generation));
+      return;
+    }
+    c = create_group(self, id);
+  }
+  rp.delegate(c, std::move(req));
+}
+
+offset_fetch_response fetch_error(error_code e) {
+  offset_fetch_response res;
+  res.error = e;
+  return res;
+}
+
+void route_fetch(broker_ptr self, offset_fetch_request req,
+                 promise_of<offset_fetch_response> rp) {
+  if (auto e = check_group_request(self, req.group_id, true);
+      e != error_code::none) {
+    rp.deliver(fetch_error(e));
+    return;
+  }
+  auto id = req.group_id;
+  if (park_while_replacing(self, id, [self, req, rp](error_code e) mutable {
+        if (e == error_code::none)
+          route_fetch(self, std::move(req), std::move(rp));
+        else
+          rp.deliver(fetch_error(e));
+      }))
+    return;
+  if (auto c = find_consumer_group(self, id)) {
+    rp.delegate(c, std::move(req));
+    return;
+  }
+  if (auto c = find_group(self, id)) {
+    rp.delegate(c, std::move(req));
+    return;
+  }
+  // Kafka: an unknown group has nothing committed.
+  offset_fetch_response res;
+  for (auto& tp : req.partitions)
+    res.partitions.push_back(
+      {tp.topic, tp.partition, -1, -1, {}, error_code::none});
+  rp.deliver(std::move(res));
+}
+
+/// Kafka's GroupType.parse: case-insensitive.
+std::string lower(std::string x) {
+  std::transform(x.begin(), x.end(), x.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return x;
+}
+
+/// ListGroups' filters as Kafka's GroupMetadataManager.listGroups applies
+/// them: states and types, both case-insensitive, empty for all.
+bool listed(const list_groups_request& filter, const listed_group& g) {
+  auto in = [](const std::vector<std::string>& xs, const std::string& x) {
+    if (xs.empty())
+      return true;
+    auto key = lower(x);
+    return std::any_of(xs.begin(), xs.end(),
+                       [&](auto& y) { return lower(y) == key; });
+  };
+  return in(filter.states_filter, g.state)
+         && in(filter.types_filter, g.group_type);
+}
+
 // -- replicas and logs ---------------------------------------------------------------
 
 /// Opens the broker's log directory: a log manager on its own thread (file
@@ -186,11 +643,14 @@ void ensure_replica(broker_ptr self, const std::string& topic,
 }
 
 /// Takes the controller's description of partitions: replicas to host,
-/// roles to take, __consumer_offsets leadership to follow.
-void apply_partitions(broker_ptr self, const std::string& topic,
+/// roles to take, __consumer_offsets leadership to follow. True when the
+/// topic is new or has more partitions than before.
+bool apply_partitions(broker_ptr self, const std::string& topic,
                       const std::vector<partition_metadata>& parts,
                       int32_t partition_count = -1) {
   auto& st = self->state;
+  auto known = st.topics.find(topic);
+  auto before = known == st.topics.end() ? -1 : known->second;
   auto& count = st.topics[topic];
   count = std::max(count, partition_count);
   for (auto& p : parts) {
@@ -199,16 +659,33 @@ void apply_partitions(broker_ptr self, const std::string& topic,
   }
   if (topic == offsets_topic)
     update_offsets_leaders(self, parts);
+  return count != before;
 }
 
-void request_all_metadata(broker_ptr self) {
+/// Takes the controller's answer for `topics` (all of them when empty),
+/// with their ids.
+void request_metadata(broker_ptr self, std::vector<std::string> topics) {
   auto& st = self->state;
-  self->request(st.controller, internal_timeout, metadata_request{{}, false})
+  self
+    ->request(st.controller, internal_timeout,
+              metadata_request{std::move(topics), false})
     .then(
       [self](metadata_response& res) {
-        for (auto& t : res.topics)
-          if (t.error == error_code::none)
-            apply_partitions(self, t.name, t.partition_states, t.partitions);
+        bool changed = false;
+        for (auto& t : res.topics) {
+          if (t.error != error_code::none)
+            continue;
+          if (!t.topic_id.is_zero()) {
+            auto& id = self->state.topic_ids[t.name];
+            changed = changed || id != t.topic_id;
+            id = t.topic_id;
+          }
+          changed =
+            apply_partitions(self, t.name, t.partition_states, t.partitions)
+            || changed;
+        }
+        if (changed)
+          announce_topics(self);
       },
       [self](caf::error& err) {
         // A cluster node has none before the active controller's first
@@ -240,6 +717,10 @@ void stop_broker(broker_ptr self) {
   for (auto& [id, c] : st.groups)
     self->send(c, group_shutdown{error_code::not_coordinator});
   st.groups.clear();
+  for (auto& [id, c] : st.consumer_groups)
+    self->send(c, group_shutdown{error_code::not_coordinator});
+  st.consumer_groups.clear();
+  abandon_replacements(self);
   st.loading.clear();
   std::fill(st.offsets_leaders.begin(), st.offsets_leaders.end(), -1);
 }
@@ -251,7 +732,7 @@ void start_broker(broker_ptr self) {
   spdlog::warn("broker {}: started", st.node_id);
   st.alive = true;
   start_io(self);
-  request_all_metadata(self);
+  request_metadata(self, {});
 }
 
 // -- replaying __consumer_offsets ------------------------------------------------------
@@ -290,14 +771,26 @@ group_snapshot to_snapshot(const stored_group& g) {
 /// Hands the replayed groups to new coordinators and opens the partition.
 void finish_load(broker_ptr self, std::shared_ptr<offsets_load> load) {
   auto& st = self->state;
+  auto taken = [&](const std::string& id) {
+    return st.groups.count(id) || st.consumer_groups.count(id)
+           || coordinator_for(self, id) != st.node_id;
+  };
+  size_t created = 0;
+  // KIP-848 groups first: their ids get no classic coordinator.
+  auto& consumer_groups = load->state.consumer_groups;
+  for (auto& [id, image] : consumer_groups) {
+    if (taken(id))
+      continue;
+    create_consumer_group(self, id, loaded_consumer_group(load->state, id));
+    ++created;
+  }
   std::map<std::string, loaded_group> groups;
   for (auto& [id, offsets] : load->state.offsets)
     groups[id].offsets = offsets;
   for (auto& [id, g] : load->state.groups)
     groups[id].snapshot = to_snapshot(g);
-  size_t created = 0;
   for (auto& [id, loaded] : groups) {
-    if (st.groups.count(id) || coordinator_for(self, id) != st.node_id)
+    if (consumer_groups.count(id) || taken(id))
       continue;
     create_group(self, id, std::move(loaded));
     ++created;
@@ -505,13 +998,17 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
   // Coordinators are linked: a coordinator that ends on its own (group
   // deleted) leaves the map; the broker ending takes them all down.
   self->set_exit_handler([self](caf::exit_msg& msg) {
-    auto& groups = self->state.groups;
-    for (auto i = groups.begin(); i != groups.end(); ++i) {
-      if (i->second.address() == msg.source) {
-        groups.erase(i);
-        return;
+    auto forget = [&](auto& groups) {
+      for (auto i = groups.begin(); i != groups.end(); ++i) {
+        if (i->second.address() == msg.source) {
+          groups.erase(i);
+          return true;
+        }
       }
-    }
+      return false;
+    };
+    if (forget(self->state.groups) || forget(self->state.consumer_groups))
+      return;
     // A coordinator it resigned ends normally; anyone else's failure is
     // ours too.
     if (msg.reason != caf::exit_reason::normal)
@@ -527,7 +1024,7 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       for (auto& [tp, r] : st.replicas)
         self->send(r, cluster_peers{st.peers});
       start_io(self);
-      request_all_metadata(self);
+      request_metadata(self, {});
     },
     [self](leadership_update& update) {
       if (!self->state.alive)
@@ -535,8 +1032,19 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       std::map<std::string, std::vector<partition_metadata>> by_topic;
       for (auto& p : update.partitions)
         by_topic[p.topic].push_back(p.state);
-      for (auto& [topic, parts] : by_topic)
-        apply_partitions(self, topic, parts);
+      bool changed = false;
+      std::vector<std::string> without_id;
+      for (auto& [topic, parts] : by_topic) {
+        changed = apply_partitions(self, topic, parts) || changed;
+        if (!self->state.topic_ids.count(topic))
+          without_id.push_back(topic);
+      }
+      // Leadership updates name topics, not their ids: a new topic's id
+      // comes from the controller before the consumer groups hear of it.
+      if (!without_id.empty())
+        request_metadata(self, std::move(without_id));
+      else if (changed)
+        announce_topics(self);
     },
     [self](offsets_load_retry& r) {
       auto i = self->state.loading.find(r.partition);
@@ -652,24 +1160,9 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
     },
     // -- the group protocol ------------------------------------------------------
     [self](join_group_request& req) -> caf::result<join_group_response> {
-      if (auto e = check_group_request(self, req.group_id, false);
-          e != error_code::none) {
-        join_group_response res;
-        res.error = e;
-        res.member_id = req.member_id;
-        return res;
-      }
-      auto c = find_group(self, req.group_id);
-      if (!c) {
-        if (!req.member_id.empty()) {
-          join_group_response res;
-          res.error = error_code::unknown_member_id;
-          res.member_id = req.member_id;
-          return res;
-        }
-        c = create_group(self, req.group_id);
-      }
-      return self->delegate(c, std::move(req));
+      auto rp = self->make_response_promise<join_group_response>();
+      route_join(self, std::move(req), rp);
+      return rp;
     },
     [self](sync_group_request& req) -> caf::result<sync_group_response> {
       auto e = check_group_request(self, req.group_id, false);
@@ -701,37 +1194,14 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       return self->delegate(c, std::move(req));
     },
     [self](offset_commit_request& req) -> caf::result<offset_commit_response> {
-      // Kafka accepts the empty group id for offset APIs.
-      if (auto e = check_group_request(self, req.group_id, true);
-          e != error_code::none)
-        return commit_error(req, e);
-      auto c = find_group(self, req.group_id);
-      if (!c) {
-        // No group: a standalone commit creates it; a commit that claims a
-        // generation comes from an old generation of a gone group.
-        if (req.generation_id >= 0)
-          return commit_error(req, error_code::illegal_generation);
-        c = create_group(self, req.group_id);
-      }
-      return self->delegate(c, std::move(req));
+      auto rp = self->make_response_promise<offset_commit_response>();
+      route_commit(self, std::move(req), rp);
+      return rp;
     },
     [self](offset_fetch_request& req) -> caf::result<offset_fetch_response> {
-      if (auto e = check_group_request(self, req.group_id, true);
-          e != error_code::none) {
-        offset_fetch_response res;
-        res.error = e;
-        return res;
-      }
-      auto c = find_group(self, req.group_id);
-      if (!c) {
-        // Kafka: an unknown group has nothing committed.
-        offset_fetch_response res;
-        for (auto& tp : req.partitions)
-          res.partitions.push_back(
-            {tp.topic, tp.partition, -1, -1, {}, error_code::none});
-        return res;
-      }
-      return self->delegate(c, std::move(req));
+      auto rp = self->make_response_promise<offset_fetch_response>();
+      route_fetch(self, std::move(req), rp);
+      return rp;
     },
     [self](
       describe_groups_request& req) -> caf::result<describe_groups_response> {
@@ -751,7 +1221,9 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
         }
         auto c = find_group(self, id);
         if (!c) {
-          slot.state = "Dead"; // Kafka's answer for an unknown group
+          // Kafka's answer for an unknown group, and for a consumer group
+          // (GroupMetadataManager.describeGroups finds no classic group).
+          slot.state = "Dead";
           continue;
         }
         ++fan->outstanding;
@@ -774,20 +1246,74 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       auto fan = std::make_shared<state_t>();
       fan->promise = self->make_response_promise<list_groups_response>();
       fan->outstanding = 1;
-      auto filter = std::make_shared<std::vector<std::string>>(
-        std::move(req.states_filter));
-      for (auto& [id, c] : self->state.groups) {
+      auto filter = std::make_shared<list_groups_request>(std::move(req));
+      auto ask = [&](auto& coordinator, const char* type) {
         ++fan->outstanding;
-        self->request(c, internal_timeout, list_groups_request{})
+        self->request(coordinator, internal_timeout, list_groups_request{})
           .then(
-            [fan, filter](listed_group& g) {
-              if (filter->empty()
-                  || std::find(filter->begin(), filter->end(), g.state)
-                       != filter->end())
+            [fan, filter, type](listed_group& g) {
+              g.group_type = type;
+              if (listed(*filter, g))
                 fan->response.groups.push_back(std::move(g));
               fan->done();
             },
             [fan](caf::error&) { fan->done(); });
+      };
+      for (auto& [id, c] : self->state.groups)
+        ask(c, "classic");
+      for (auto& [id, c] : self->state.consumer_groups)
+        ask(c, "consumer");
+      fan->done();
+      return fan->promise;
+    },
+    // -- the consumer group protocol (KIP-848) -----------------------------------
+    [self](consumer_group_heartbeat_request& req)
+      -> caf::result<consumer_group_heartbeat_response> {
+      auto rp =
+        self->make_response_promise<consumer_group_heartbeat_response>();
+      route_consumer_heartbeat(self, std::move(req), rp);
+      return rp;
+    },
+    [self](consumer_group_describe_request& req)
+      -> caf::result<consumer_group_describe_response> {
+      // Kafka's GroupCoordinatorService.consumerGroupDescribe: each group
+      // from its coordinator, in the order asked.
+      using state_t = fan_in<consumer_group_describe_response>;
+      auto fan = std::make_shared<state_t>();
+      fan->promise =
+        self->make_response_promise<consumer_group_describe_response>();
+      fan->response.groups.resize(req.group_ids.size());
+      fan->outstanding = 1; // released below, after every request is out
+      for (size_t i = 0; i < req.group_ids.size(); ++i) {
+        auto& id = req.group_ids[i];
+        auto& slot = fan->response.groups[i];
+        slot.group_id = id;
+        if (auto e = check_group_request(self, id, false);
+            e != error_code::none) {
+          slot.error = e;
+          continue;
+        }
+        auto c = find_consumer_group(self, id);
+        if (!c) {
+          slot.error = error_code::group_id_not_found;
+          slot.error_message = find_group(self, id)
+                                 ? "Group " + id + " is not a consumer group"
+                                 : "Group " + id + " not found.";
+          continue;
+        }
+        ++fan->outstanding;
+        self
+          ->request(c, internal_timeout,
+                    consumer_group_describe_request{{id}, false})
+          .then(
+            [fan, i](consumer_group_described_group& g) {
+              fan->response.groups[i] = std::move(g);
+              fan->done();
+            },
+            [fan, i](caf::error&) {
+              fan->response.groups[i].error = error_code::not_coordinator;
+              fan->done();
+            });
       }
       fan->done();
       return fan->promise;

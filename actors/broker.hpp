@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -25,6 +26,22 @@ struct broker_state {
   /// Every broker of the cluster, this one included, by node id.
   std::vector<broker_info> peers;
   std::unordered_map<std::string, group_coordinator_actor> groups;
+  /// KIP-848 consumer groups (actors/consumer_group_coordinator). A group
+  /// id is in at most one of `groups` and `consumer_groups`.
+  std::unordered_map<std::string, consumer_group_coordinator_actor>
+    consumer_groups;
+  /// A group id whose empty group of one protocol is being replaced by a
+  /// group of the other (Kafka's maybeDeleteEmptyClassicGroup and
+  /// maybeDeleteEmptyConsumerGroup): requests for it wait here until the
+  /// tombstones are written. `done` answers the request that started it.
+  struct group_replacement {
+    uint64_t token = 0;
+    std::function<void(bool replaced, error_code)> done;
+    /// Each gets `none` to be routed again, or the error to answer.
+    std::vector<std::function<void(error_code)>> parked;
+  };
+  std::map<std::string, group_replacement> replacing;
+  uint64_t next_replacement = 0;
   /// Leader of each __consumer_offsets partition, from the controller;
   /// empty until it answered (then: COORDINATOR_NOT_AVAILABLE).
   std::vector<int32_t> offsets_leaders;
@@ -40,6 +57,8 @@ struct broker_state {
   std::map<topic_partition, replica_actor> replicas;
   /// Partition count of every topic the controller told us about.
   std::map<std::string, int32_t> topics;
+  /// Topic ids (Kafka's Uuid) by name, for the consumer groups.
+  std::map<std::string, uuid> topic_ids;
   /// __consumer_offsets partitions being replayed, with a token that a
   /// newer load or a resignation invalidates.
   std::map<int32_t, uint64_t> loading;

@@ -24,22 +24,13 @@ rebalance_protocol protocol_of(const std::vector<std::string>& assignors) {
 
 namespace {
 
-using partitions = std::vector<topic_partition>;
-
-partitions minus(const partitions& xs, const partitions& ys) {
-  std::set<topic_partition> drop(ys.begin(), ys.end());
-  partitions result;
-  for (auto& x : xs)
-    if (!drop.count(x))
-      result.push_back(x);
-  return result;
-}
-
 void forget_positions(consumer_state& st, consumer_event_kind kind,
-                      const partitions& ps);
+                      const std::vector<topic_partition>& ps);
 
-void emit(consumer_ptr self, consumer_event_kind kind, partitions ps = {},
-          error_code error = error_code::none) {
+} // namespace
+
+void emit(consumer_ptr self, consumer_event_kind kind,
+          std::vector<topic_partition> ps, error_code error) {
   auto& st = self->state;
   forget_positions(st, kind, ps);
   if (!st.listener)
@@ -55,6 +46,31 @@ void emit(consumer_ptr self, consumer_event_kind kind, partitions ps = {},
   ev.error = error;
   ev.at_ms = now_ms(self);
   self->send(st.listener, std::move(ev));
+}
+
+void learn_broker(consumer_ptr self, const caf::actor& handle) {
+  auto b = caf::actor_cast<broker_actor>(handle);
+  auto& known = self->state.brokers;
+  if (b && std::find(known.begin(), known.end(), b) == known.end())
+    known.push_back(std::move(b));
+}
+
+consumer_status status_of(const consumer_state& st) {
+  return {st.config.name, st.member_id, st.generation, st.phase,
+          st.leader,      st.protocol,  st.owned,      st.last_error};
+}
+
+namespace {
+
+using partitions = std::vector<topic_partition>;
+
+partitions minus(const partitions& xs, const partitions& ys) {
+  std::set<topic_partition> drop(ys.begin(), ys.end());
+  partitions result;
+  for (auto& x : xs)
+    if (!drop.count(x))
+      result.push_back(x);
+  return result;
 }
 
 void stop_heartbeats(consumer_ptr self) {
@@ -117,7 +133,6 @@ void join(consumer_ptr self);
 void discover(consumer_ptr self);
 void retry_commits(consumer_ptr self);
 void expire_commits(consumer_ptr self);
-void learn_broker(consumer_ptr self, const caf::actor& handle);
 
 /// Errors shared by every coordinator request; true when handled.
 bool handle_coordinator_error(consumer_ptr self, error_code e) {
@@ -404,13 +419,6 @@ void join(consumer_ptr self) {
       });
 }
 
-void learn_broker(consumer_ptr self, const caf::actor& handle) {
-  auto b = caf::actor_cast<broker_actor>(handle);
-  auto& known = self->state.brokers;
-  if (b && std::find(known.begin(), known.end(), b) == known.end())
-    known.push_back(std::move(b));
-}
-
 void discover(consumer_ptr self) {
   auto& st = self->state;
   if (st.phase != "stable")
@@ -549,12 +557,11 @@ void expire_commits(consumer_ptr self) {
   }
 }
 
-consumer_status status_of(const consumer_state& st) {
-  return {st.config.name, st.member_id, st.generation, st.phase,
-          st.leader,      st.protocol,  st.owned,      st.last_error};
-}
+} // namespace
 
 // -- manual assignment and positions ---------------------------------------------
+
+namespace {
 
 /// Kafka's SubscriptionState: a partition that is revoked or lost loses its
 /// position; a newly assigned one starts from the committed offset.
@@ -564,6 +571,8 @@ void forget_positions(consumer_state& st, consumer_event_kind kind,
     for (auto& tp : ps)
       st.positions.erase(tp);
 }
+
+} // namespace
 
 consumer_positions positions_of(consumer_state& st) {
   consumer_positions out;
@@ -612,8 +621,6 @@ consumer_positions seek_partitions(consumer_ptr self,
   return out;
 }
 
-} // namespace
-
 consumer_actor::behavior_type consumer(consumer_ptr self,
                                        consumer_config config,
                                        broker_actor bootstrap,
@@ -629,6 +636,8 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
   if (st.config.manual_assignment) {
     st.manual = true;
     assign_partitions(self, st.config.assignment);
+  } else if (st.config.group_protocol == "consumer") {
+    return consumer_group_member(self);
   } else {
     discover(self);
   }

@@ -2,12 +2,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <caf/typed_response_promise.hpp>
 
 #include "domain/assignors/assignor.hpp"
+#include "domain/consumer_group/membership.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {
@@ -41,6 +43,15 @@ struct consumer_config {
   /// bootstrap.servers beyond the one the consumer starts with: brokers to
   /// ask for the coordinator when that one is down.
   std::vector<broker_actor> bootstrap_servers;
+  /// group.protocol: "classic" (JoinGroup/SyncGroup, the assignors above
+  /// run on the client) or "consumer" (KIP-848: ConsumerGroupHeartbeat,
+  /// the coordinator assigns).
+  std::string group_protocol = "classic";
+  /// group.remote.assignor (consumer protocol): the server-side assignor
+  /// to ask for; empty leaves the choice to the group.
+  std::string group_remote_assignor;
+  /// client.rack (consumer protocol); empty: none.
+  std::string client_rack;
   /// Kafka's assign() instead of subscribe(): own `assignment` without
   /// joining the group (no JoinGroup, no heartbeats).
   bool manual_assignment = false;
@@ -103,15 +114,58 @@ struct consumer_state {
   /// SubscriptionState positions); revoked and lost partitions lose theirs.
   std::map<topic_partition, int64_t> positions;
 
+  // -- group.protocol=consumer (actors/consumer_group_member.cpp) --
+
+  /// The member's side of KIP-848; null with the classic protocol.
+  std::unique_ptr<consumer_membership> membership;
+  /// One heartbeat at a time, as Kafka's heartbeat request manager.
+  bool heartbeat_in_flight = false;
+  /// close(): answered once the leave heartbeat was answered.
+  caf::typed_response_promise<consumer_status> closing;
+
   static inline const char* name = "consumer";
 };
 
 using consumer_ptr = consumer_actor::stateful_pointer<consumer_state>;
 
+/// The consumer of either group protocol (consumer_config.group_protocol).
 consumer_actor::behavior_type consumer(consumer_ptr self,
                                        consumer_config config,
                                        broker_actor bootstrap,
                                        event_listener_actor listener);
+
+/// The consumer with group.protocol=consumer (Kafka's AsyncKafkaConsumer
+/// with its ConsumerMembershipManager): heartbeats with the member epoch,
+/// reconciles each new assignment (revoke first, then assign, then
+/// acknowledge), rejoins with epoch 0 when fenced, leaves with epoch -1,
+/// commits with the member epoch. consumer() runs it for that protocol;
+/// `self` has its config and brokers set.
+consumer_actor::behavior_type consumer_group_member(consumer_ptr self);
+
+// -- shared by both protocols (actors/consumer.cpp) ------------------------------
+
+/// Tells the listener (if any) what happened to the consumer.
+void emit(consumer_ptr self, consumer_event_kind kind,
+          std::vector<topic_partition> ps = {},
+          error_code error = error_code::none);
+
+/// Remembers a broker to ask for the coordinator.
+void learn_broker(consumer_ptr self, const caf::actor& handle);
+
+consumer_status status_of(const consumer_state& st);
+
+/// The owned partitions with their positions (position_unknown: from the
+/// committed offset).
+consumer_positions positions_of(consumer_state& st);
+
+/// Kafka's assign(): INVALID_REQUEST unless spawned with a manual
+/// assignment.
+consumer_positions assign_partitions(consumer_ptr self,
+                                     std::vector<topic_partition> ps);
+
+/// Kafka's seek(): only owned partitions can be sought.
+consumer_positions seek_partitions(consumer_ptr self,
+                                   const std::vector<partition_position>& to);
 
 /// Kafka's rebalance protocol for a list of assignors: cooperative only if
 /// every assignor supports it.

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
+#include "actors/metrics.hpp"
 #include "domain/log/record_batch.hpp"
 #include "storage/offsets_records.hpp"
 
@@ -13,25 +14,8 @@ namespace {
 
 using self_ptr = consumer_group_coordinator_ptr;
 
-/// Kafka's CoordinatorOperationExceptionHelper.handleOperationException:
-/// a failed write as a group client understands it.
-error_code write_error_for(error_code e) {
-  switch (e) {
-    case error_code::none:
-      return e;
-    case error_code::network_exception:
-      return error_code::coordinator_load_in_progress;
-    case error_code::unknown_topic_or_partition:
-    case error_code::not_enough_replicas:
-    case error_code::not_enough_replicas_after_append:
-    case error_code::request_timed_out:
-      return error_code::coordinator_not_available;
-    case error_code::not_leader_or_follower:
-    case error_code::kafka_storage_error:
-      return error_code::not_coordinator;
-    default:
-      return error_code::unknown_server_error;
-  }
+void count(std::atomic<uint64_t>& counter) {
+  counter.fetch_add(1, std::memory_order_relaxed);
 }
 
 template <class Tick>
@@ -59,6 +43,8 @@ void apply_effects(self_ptr self) {
         consumer_group_rebalance_timeout{std::move(t.member_id), t.timer});
   auto now = now_ms(self);
   for (auto& t : fx.transitions) {
+    if (t.to == consumer_group_state::assigning)
+      count(metrics().rebalances);
     spdlog::debug("consumer group {}: {} -> {} (epoch {}): {}", st.g->id(),
                   state_name(t.from), state_name(t.to), t.group_epoch,
                   t.reason);
@@ -93,7 +79,7 @@ void on_written(self_ptr self, error_code e) {
   }
   // Kafka reverts the group to its last committed state: so do we, and
   // what was computed on top of the failed write fails with it.
-  auto error = write_error_for(e);
+  auto error = coordinator_write_error(e);
   spdlog::warn("consumer group {}: records not written ({}), back to the "
                "last written state",
                st.g->id(), to_string(e));
@@ -181,6 +167,18 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
   return {
     [self](consumer_group_heartbeat_request& req)
       -> caf::result<consumer_group_heartbeat_response> {
+      // The stress harness reads the same counters as for classic groups:
+      // a join is a heartbeat with member epoch 0.
+      if (req.member_epoch == 0) {
+        count(metrics().joins);
+        metrics().last_join_ns.store(
+          std::chrono::steady_clock::now().time_since_epoch().count(),
+          std::memory_order_relaxed);
+      } else if (req.member_epoch < 0) {
+        count(metrics().leaves);
+      } else {
+        count(metrics().heartbeats);
+      }
       auto res = self->state.g->heartbeat(req, now_ms(self));
       apply_effects(self);
       if (!self->state.offsets_log)
@@ -199,6 +197,7 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
       return rp;
     },
     [self](offset_commit_request& req) -> caf::result<offset_commit_response> {
+      count(metrics().commits);
       auto res = self->state.g->commit(req, now_ms(self));
       apply_effects(self);
       if (!self->state.offsets_log)
@@ -213,6 +212,7 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
       return rp;
     },
     [self](offset_fetch_request& req) {
+      count(metrics().fetches);
       if (self->state.g->state() == consumer_group_state::dead) {
         offset_fetch_response r;
         r.error = error_code::not_coordinator;
@@ -228,9 +228,9 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
     },
     [self](list_groups_request&) {
       auto& g = *self->state.g;
-      return listed_group{
-        g.id(), "consumer",
-        std::string{state_name(derive_state(readable(self)))}};
+      return listed_group{g.id(), "consumer",
+                          std::string{state_name(derive_state(readable(self)))},
+                          "consumer"};
     },
     [self](consumer_group_topics& msg) {
       self->state.g->update_topics(msg.topics);

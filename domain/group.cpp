@@ -899,7 +899,8 @@ described_group group::describe() const {
 }
 
 listed_group group::listing() const {
-  return {group_id_, protocol_type_, std::string{state_name(state_)}};
+  return {group_id_, protocol_type_, std::string{state_name(state_)},
+          "classic"};
 }
 
 // -- teardown ---------------------------------------------------------------------

@@ -11,18 +11,6 @@ namespace {
 
 using namespace kafka_handlers;
 
-/// APIs the codec speaks that no handler here serves: they are left out of
-/// the table (and the connection closes on them).
-bool has_handler(int16_t key) {
-  switch (static_cast<k::api_key>(key)) {
-    case k::api_key::consumer_group_heartbeat:
-    case k::api_key::consumer_group_describe:
-      return false;
-    default:
-      return true;
-  }
-}
-
 struct handler {
   kafka_session_ptr self;
   const k::request_header& header;
@@ -120,6 +108,93 @@ struct handler {
     serve_describe_cluster(self, header, req, std::move(reply));
   }
 
+  void operator()(k::consumer_group_heartbeat_request& req) {
+    consumer_group_heartbeat_request out;
+    out.group_id = req.group_id;
+    out.member_id = req.member_id;
+    out.member_epoch = req.member_epoch;
+    out.instance_id = req.instance_id;
+    out.rack_id = req.rack_id;
+    out.rebalance_timeout_ms = req.rebalance_timeout_ms;
+    out.subscribed_topic_names = req.subscribed_topic_names;
+    out.subscribed_topic_regex = req.subscribed_topic_regex;
+    out.server_assignor = req.server_assignor;
+    if (req.topic_partitions) {
+      std::vector<consumer_group_topic_partitions> owned;
+      for (auto& t : *req.topic_partitions)
+        owned.push_back({t.topic_id, {}, t.partitions});
+      out.topic_partitions = std::move(owned);
+    }
+    out.api_version = header.api_version;
+    out.client_id = header.client_id.value_or("");
+    out.client_host = self->state.ctx.client_host;
+    ask_one<consumer_group_heartbeat_response>(
+      self, default_timeout, std::move(out), std::move(reply),
+      [h = header](consumer_group_heartbeat_response& res) {
+        k::consumer_group_heartbeat_response out;
+        out.throttle_time_ms = res.throttle_time_ms;
+        out.error = res.error;
+        out.error_message = res.error_message;
+        out.member_id = res.member_id;
+        out.member_epoch = res.member_epoch;
+        out.heartbeat_interval_ms = res.heartbeat_interval_ms;
+        // Topic ids only: the wire has no names here.
+        if (res.assignment) {
+          k::consumer_group_heartbeat_assignment a;
+          for (auto& t : res.assignment->topic_partitions)
+            a.topic_partitions.push_back({t.topic_id, t.partitions});
+          out.assignment = std::move(a);
+        }
+        return frame(h, out, k::encode_consumer_group_heartbeat_response);
+      });
+  }
+
+  void operator()(k::consumer_group_describe_request& req) {
+    ask_one<consumer_group_describe_response>(
+      self, default_timeout,
+      consumer_group_describe_request{req.group_ids,
+                                      req.include_authorized_operations},
+      std::move(reply), [h = header](consumer_group_describe_response& res) {
+        auto assignment = [](const consumer_group_assignment& a) {
+          k::described_assignment out;
+          for (auto& t : a.topic_partitions)
+            out.topic_partitions.push_back(
+              {t.topic_id, t.topic_name, t.partitions});
+          return out;
+        };
+        k::consumer_group_describe_response out;
+        out.throttle_time_ms = res.throttle_time_ms;
+        for (auto& g : res.groups) {
+          k::described_consumer_group dg;
+          dg.error = g.error;
+          dg.error_message = g.error_message;
+          dg.group_id = g.group_id;
+          dg.group_state = g.group_state;
+          dg.group_epoch = g.group_epoch;
+          dg.assignment_epoch = g.assignment_epoch;
+          dg.assignor_name = g.assignor_name;
+          dg.authorized_operations = g.authorized_operations;
+          for (auto& m : g.members) {
+            k::described_consumer_group_member dm;
+            dm.member_id = m.member_id;
+            dm.instance_id = m.instance_id;
+            dm.rack_id = m.rack_id;
+            dm.member_epoch = m.member_epoch;
+            dm.client_id = m.client_id;
+            dm.client_host = m.client_host;
+            dm.subscribed_topic_names = m.subscribed_topic_names;
+            dm.subscribed_topic_regex = m.subscribed_topic_regex;
+            dm.assignment = assignment(m.assignment);
+            dm.target_assignment = assignment(m.target_assignment);
+            dm.member_type = m.member_type;
+            dg.members.push_back(std::move(dm));
+          }
+          out.groups.push_back(std::move(dg));
+        }
+        return frame(h, out, k::encode_consumer_group_describe_response);
+      });
+  }
+
   /// APIs the codec decodes but the listener does not serve; the
   /// connection refuses them before they get here.
   template <class Request>
@@ -167,14 +242,8 @@ void with_topic_names(kafka_session_ptr self, const std::vector<uuid>& ids,
 // -- the served table -----------------------------------------------------------
 
 const std::vector<kafka::api_version>& kafka_listener_versions() {
-  static const std::vector<kafka::api_version> table = [] {
-    std::vector<kafka::api_version> served;
-    for (auto& api : kafka::supported_versions())
-      if (has_handler(api.api_key))
-        served.push_back(api);
-    return served;
-  }();
-  return table;
+  // Every API and version the codec speaks has a handler.
+  return kafka::supported_versions();
 }
 
 bool kafka_listener_serves(int16_t api_key, int16_t api_version) noexcept {

@@ -217,6 +217,9 @@ struct describe_groups_response {
 struct list_groups_request {
   /// Empty: all states (ListGroups v4 filter).
   std::vector<std::string> states_filter;
+  /// Empty: all types, else "classic" and/or "consumer" (ListGroups v5,
+  /// KIP-848; case-insensitive as Kafka's GroupType.parse).
+  std::vector<std::string> types_filter;
 };
 
 struct listed_group {
@@ -372,7 +375,7 @@ typename Inspector::result_type inspect(Inspector& f,
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, list_groups_request& x) {
-  return f(x.states_filter);
+  return f(x.states_filter, x.types_filter);
 }
 
 template <class Inspector>

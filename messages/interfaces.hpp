@@ -101,6 +101,10 @@ using broker_actor = caf::typed_actor<
   caf::replies_to<create_topics_request>::with<create_topics_response>,
   caf::replies_to<describe_groups_request>::with<describe_groups_response>,
   caf::replies_to<list_groups_request>::with<list_groups_response>,
+  caf::replies_to<consumer_group_heartbeat_request>::with<
+    consumer_group_heartbeat_response>,
+  caf::replies_to<consumer_group_describe_request>::with<
+    consumer_group_describe_response>,
   caf::reacts_to<cluster_peers>, caf::reacts_to<leadership_update>,
   caf::replies_to<delete_topics_request>::with<delete_topics_response>,
   caf::replies_to<init_producer_id_request>::with<init_producer_id_response>,

@@ -2,12 +2,16 @@
 # The Kafka client benchmark: the same librdkafka workloads (bench/kafka/
 # kafka_bench.cpp) against `troupe --serve` and against librdkafka's
 # in-process mock cluster, in one run, printed as one markdown table with the
-# ratios troupe/mock.
+# ratios troupe/mock. Then KIP-848's consumer group protocol against the same
+# server: librdkafka 2.0.2 does not speak it, so @platformatic/kafka
+# consumers (tests/kafka/platformatic/group_bench.mjs, npm, installed by
+# scripts/setup.sh) take that row.
 #
 #   scripts/bench_kafka.sh                 # ~3-5 minutes on 2 cores
 #   KAFKA_BENCH_ARGS="--produce-seconds 5 --consumers 10" scripts/bench_kafka.sh
 #   KAFKA_BENCH_DEBUG=cgrp,protocol scripts/bench_kafka.sh   # librdkafka logs
 #   KAFKA_BENCH_TROUPE=/path/to/troupe scripts/bench_kafka.sh # prebuilt server
+#   KAFKA_BENCH_PREBUILT=1 KAFKA_BENCH_BUILD_DIR=build scripts/bench_kafka.sh
 #
 # Output: the table on stdout; raw outputs and the server log stay in
 # $KAFKA_BENCH_OUT (default: a temporary directory, printed at the end).
@@ -21,21 +25,24 @@ out="${KAFKA_BENCH_OUT:-$(mktemp -d /tmp/kafka-bench-XXXXXX)}"
 mkdir -p "$out"
 
 # -- build ---------------------------------------------------------------------
-if [[ ! -f "$build_dir/build.ninja" ]]; then
+if [[ ! -f "$build_dir/build.ninja" && -z "${KAFKA_BENCH_PREBUILT:-}" ]]; then
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     >"$out/configure.log"
 fi
 # KAFKA_BENCH_TROUPE=/path/to/troupe benchmarks that binary instead of
 # building one (kafka_bench is built either way).
 troupe="${KAFKA_BENCH_TROUPE:-}"
-targets=(kafka_bench)
+targets=(kafka_bench stress_harness)
 if [[ -z "$troupe" ]]; then
   targets+=(troupe)
   troupe="$build_dir/troupe"
 fi
-cmake --build "$build_dir" -j "${KAFKA_BENCH_BUILD_JOBS:-2}" \
-  --target "${targets[@]}" >"$out/build.log" \
-  || { tail -n 30 "$out/build.log"; exit 1; }
+# KAFKA_BENCH_PREBUILT=1: the build directory's binaries as they are.
+if [[ -z "${KAFKA_BENCH_PREBUILT:-}" ]]; then
+  cmake --build "$build_dir" -j "${KAFKA_BENCH_BUILD_JOBS:-2}" \
+    --target "${targets[@]}" >"$out/build.log" \
+    || { tail -n 30 "$out/build.log"; exit 1; }
+fi
 bench="$build_dir/kafka_bench"
 
 # Both targets get the same client settings.
@@ -78,6 +85,8 @@ fi
   --override port="$port" --override "log.dirs=$logs" \
   --override group.initial.rebalance.delay.ms=0 \
   --override num.partitions=100 --override default.replication.factor=3 \
+  --override group.consumer.min.heartbeat.interval.ms="$heartbeat_ms" \
+  --override group.consumer.heartbeat.interval.ms="$heartbeat_ms" \
   >"$out/troupe.log" 2>&1 &
 troupe_pid=$!
 cleanup() {
@@ -97,6 +106,20 @@ timeout 240 "$bench" --bootstrap "127.0.0.1:$port" "${common[@]}" \
   >"$out/troupe.out" 2>"$out/troupe.err" \
   || echo "kafka_bench against troupe exited with $?" >&2
 grep -E '^(produce|group)' "$out/troupe.out" >&2 || true
+
+# KIP-848: 100 consumers on a 100-partition topic, same server.
+cp_dir=tests/kafka/platformatic
+if command -v node >/dev/null 2>&1 && [[ -d "$cp_dir/node_modules/@platformatic/kafka" ]]; then
+  echo "consumer group protocol: @platformatic/kafka against troupe" >&2
+  CP_BENCH_HEARTBEAT_INTERVAL_MS="$heartbeat_ms" timeout 180 node "$cp_dir/group_bench.mjs" \
+    "127.0.0.1:$port,127.0.0.1:$((port + 1)),127.0.0.1:$((port + 2))" 100 100 \
+    >"$out/cp.out" 2>"$out/cp.err" \
+    || echo "group_bench.mjs against troupe exited with $?" >&2
+  grep -E '^group' "$out/cp.out" >&2 || true
+else
+  echo "no node or no $cp_dir/node_modules: run scripts/setup.sh for the consumer-protocol row" >&2
+  : >"$out/cp.out"
+fi
 cleanup
 trap - EXIT
 
@@ -107,8 +130,22 @@ timeout 240 "$bench" --mock --mock-brokers 3 "${common[@]}" \
   || echo "kafka_bench against the mock exited with $?" >&2
 grep -E '^(produce|group)' "$out/mock.out" >&2 || true
 
+# -- stress harness: 10,000 members, cold start and 10 % churn -----------------
+# troupe's own consumer actors against the embedded node, in one process,
+# with either group protocol (KIP-848: the coordinator's uniform assignor).
+stress_members="${KAFKA_BENCH_STRESS_MEMBERS:-10000}"
+for protocol in classic consumer; do
+  echo "stress harness: $stress_members members, group.protocol=$protocol" >&2
+  timeout 400 "$build_dir/stress_harness" --members "$stress_members" --groups 1 \
+    -s churn --group-protocol "$protocol" --heartbeat-interval-ms 3000 \
+    --session-timeout-ms 30000 --timeout-seconds 120 \
+    --json "$out/stress-$protocol.json" >"$out/stress-$protocol.out" 2>&1 \
+    || echo "stress_harness ($protocol) exited with $?" >&2
+done
+
 # -- the table -----------------------------------------------------------------
-python3 - "$out/troupe.out" "$out/mock.out" "$session_ms" "$heartbeat_ms" <<'EOF'
+python3 - "$out/troupe.out" "$out/mock.out" "$session_ms" "$heartbeat_ms" "$out/cp.out" \
+  "$out/stress-classic.json" "$out/stress-consumer.json" <<'EOF'
 import sys
 
 def results(path):
@@ -122,6 +159,7 @@ def results(path):
 
 troupe, mock = results(sys.argv[1]), results(sys.argv[2])
 session_ms, heartbeat_ms = int(sys.argv[3]), int(sys.argv[4])
+cp = results(sys.argv[5])
 
 def num(v):
     try:
@@ -155,6 +193,58 @@ for label, key, fmt in rows:
     tf, mf = num(t), num(m)
     ratio = f"{tf / mf:.2f}" if tf is not None and mf else "n/a"
     print(f"| {label} | {cell(t, fmt)} | {cell(m, fmt)} | {ratio} |")
+
+print()
+print("100 consumers, 100 partitions: classic against the consumer group "
+      "protocol (KIP-848) against the mock, same run")
+print()
+print("| protocol | client | complete assignment after subscribe (s) "
+      "| after the last member's first heartbeat (ms) "
+      "| one leaves: complete again (s) |")
+print("|---|---|---:|---:|---:|")
+def sec(v):
+    return cell(v, "{:.3f}")
+print(f"| troupe, classic (initial delay 0) | librdkafka 2.0.2 | "
+      f"{sec(troupe.get('join_100_s'))} | n/a | {sec(troupe.get('leave_100_s'))} |")
+print(f"| troupe, consumer (KIP-848, uniform) | @platformatic/kafka | "
+      f"{sec(cp.get('cp_join_100_s'))} | {cell(cp.get('cp_after_last_hb_100_ms'), '{:.1f}')} | "
+      f"{sec(cp.get('cp_leave_100_s'))} |")
+print(f"| librdkafka mock, classic | librdkafka 2.0.2 | "
+      f"{sec(mock.get('join_100_s'))} | n/a | {sec(mock.get('leave_100_s'))} |")
+after_hb, leave = num(cp.get('cp_after_last_hb_100_ms')), num(cp.get('cp_leave_100_s'))
+print()
+print("Targets (consumer protocol): complete within 100 ms of the last "
+      "member's first heartbeat: " +
+      ("n/a" if after_hb is None else ("met" if after_hb <= 100 else "missed") + f" ({after_hb:.1f} ms)") +
+      f"; within one heartbeat interval ({heartbeat_ms} ms) after a member leaves: " +
+      ("n/a" if leave is None else ("met" if leave * 1000 <= heartbeat_ms else "missed") + f" ({leave * 1000:.0f} ms)") + ".")
+print(f"troupe ran with group.consumer.heartbeat.interval.ms={heartbeat_ms} and "
+      f"group.consumer.min.heartbeat.interval.ms={heartbeat_ms} (Kafka's default "
+      "and minimum: 5000), the same interval the classic clients use.")
+print()
+
+import json
+print(f"Stress harness (troupe's consumer actors, one group, one partition "
+      "per member, heartbeat.interval.ms=3000, session.timeout.ms=30000): "
+      "classic against the consumer group protocol")
+print()
+print("| scenario | protocol | members | stable after (ms) | after last join (ms) "
+      "| partitions moved | CPU % | ok |")
+print("|---|---|---:|---:|---:|---:|---:|---|")
+for path in sys.argv[6:8]:
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        print(f"| - | {path} | n/a | n/a | n/a | n/a | n/a | no output |")
+        continue
+    for r in doc["rows"]:
+        stable = f"{r['max_ms']:,.0f}" if r["ok"] else "not stable in 120 s"
+        last = f"{r['since_last_join_ms']:,.0f}" if r["since_last_join_ms"] > 0 else "-"
+        moved = f"{r['moved_partitions']:,}" if r["moved_partitions"] >= 0 else "-"
+        print(f"| {r['scenario']} | {r['protocol']} | {doc['members']:,} | {stable} | "
+              f"{last} | {moved} | {r['cpu_percent']:.0f} | {'yes' if r['ok'] else 'no'} |")
+print()
 
 join_wait = 3000
 leave_wait = session_ms - 1000 if session_ms > 1000 else session_ms

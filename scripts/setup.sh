@@ -26,6 +26,7 @@ packages=(
   python3-kazoo         # cluster tests and scripts/cluster.sh read ZooKeeper
   iproute2              # cluster tests: network namespaces (ip netns)
   python3-kafka         # kafka-python client test (tests/kafka)
+  nodejs                # @platformatic/kafka tests (tests/kafka/platformatic)
 )
 
 missing=()
@@ -41,4 +42,24 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -q
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# npm packages of the Kafka client tests (tests/kafka/platformatic:
+# @platformatic/kafka, pinned by the committed package-lock.json), with the
+# machine's Node.js. Installed again only when the lock file changed.
+# NodeSource's nodejs bundles npm; Debian's needs its npm package.
+if ! command -v npm >/dev/null 2>&1; then
+  echo "setup: installing npm"
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q \
+    --no-install-recommends npm
+fi
+platformatic_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/kafka/platformatic"
+stamp="$platformatic_dir/node_modules/.troupe-installed-lock"
+if command -v npm >/dev/null 2>&1 \
+  && ! cmp -s "$platformatic_dir/package-lock.json" "$stamp"; then
+  echo "setup: npm ci in tests/kafka/platformatic"
+  (cd "$platformatic_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$platformatic_dir/package-lock.json" "$stamp"
 fi

@@ -117,11 +117,18 @@ consumer_group::answer(const failure& f) const {
   return r;
 }
 
-std::optional<consumer_group::failure>
-consumer_group::validate(const consumer_group_heartbeat_request& req) const {
+std::optional<consumer_group_heartbeat_response>
+check_consumer_group_heartbeat(const consumer_group_heartbeat_request& req,
+                               const group_config& config) {
   // Kafka's throwIfConsumerGroupHeartbeatRequestIsInvalid, in its order.
-  auto invalid = [](std::string message) {
-    return failure{error_code::invalid_request, std::move(message)};
+  auto refuse = [](error_code e, std::string message) {
+    consumer_group_heartbeat_response r;
+    r.error = e;
+    r.error_message = std::move(message);
+    return r;
+  };
+  auto invalid = [&](std::string message) {
+    return refuse(error_code::invalid_request, std::move(message));
   };
   bool id_required = req.api_version >= 1 || req.member_epoch > 0
                      || req.member_epoch == leave_group_member_epoch;
@@ -152,19 +159,38 @@ consumer_group::validate(const consumer_group_heartbeat_request& req) const {
     return invalid("MemberEpoch is invalid.");
   }
   // group.consumer.assignors lists the assignors a member may ask for.
-  const auto& names = config_.consumer_assignors;
+  const auto& names = config.consumer_assignors;
   if (req.server_assignor
       && std::find(names.begin(), names.end(), *req.server_assignor)
            == names.end()) {
     std::string supported;
     for (const auto& name : names)
       supported += (supported.empty() ? "" : ", ") + name;
-    return failure{error_code::unsupported_assignor,
-                   "ServerAssignor " + *req.server_assignor
-                     + " is not supported. Supported assignors: " + supported
-                     + "."};
+    return refuse(error_code::unsupported_assignor,
+                  "ServerAssignor " + *req.server_assignor
+                    + " is not supported. Supported assignors: " + supported
+                    + ".");
   }
   return std::nullopt;
+}
+
+error_code coordinator_write_error(error_code e) noexcept {
+  switch (e) {
+    case error_code::none:
+      return e;
+    case error_code::network_exception:
+      return error_code::coordinator_load_in_progress;
+    case error_code::unknown_topic_or_partition:
+    case error_code::not_enough_replicas:
+    case error_code::not_enough_replicas_after_append:
+    case error_code::request_timed_out:
+      return error_code::coordinator_not_available;
+    case error_code::not_leader_or_follower:
+    case error_code::kafka_storage_error:
+      return error_code::not_coordinator;
+    default:
+      return error_code::unknown_server_error;
+  }
 }
 
 consumer_group_heartbeat_response
@@ -172,8 +198,8 @@ consumer_group::heartbeat(const consumer_group_heartbeat_request& req,
                           int64_t now_ms) {
   if (state_ == consumer_group_state::dead)
     return answer({error_code::not_coordinator, {}});
-  if (auto f = validate(req))
-    return answer(*f);
+  if (auto refused = check_consumer_group_heartbeat(req, config_))
+    return *refused;
   if (req.group_id != group_id_)
     return answer({error_code::invalid_group_id,
                    "Group " + req.group_id + " is not coordinated here."});

@@ -209,9 +209,6 @@ private:
 
   // -- heartbeat paths (Kafka's GroupMetadataManager) -------------------------
 
-  std::optional<failure>
-  validate(const consumer_group_heartbeat_request& req) const;
-
   consumer_group_heartbeat_response
   join_or_heartbeat(const consumer_group_heartbeat_request& req,
                     int64_t now_ms);
@@ -299,6 +296,17 @@ private:
 
   consumer_group_effects effects_;
 };
+
+/// Kafka's throwIfConsumerGroupHeartbeatRequestIsInvalid: the answer a
+/// malformed heartbeat gets before any group is looked at, or nullopt. The
+/// broker asks it before it creates a coordinator for the heartbeat.
+std::optional<consumer_group_heartbeat_response>
+check_consumer_group_heartbeat(const consumer_group_heartbeat_request& req,
+                               const group_config& config);
+
+/// Kafka's CoordinatorOperationExceptionHelper.handleOperationException: a
+/// failed __consumer_offsets write as a group client understands it.
+error_code coordinator_write_error(error_code e) noexcept;
 
 // -- reads of any image (the coordinator answers reads from its durable one) --
 

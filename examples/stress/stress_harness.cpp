@@ -36,6 +36,8 @@ struct options {
   /// Partitions of each group's topic; 0: one per member.
   int32_t partitions = 0;
   std::string assignor = "range";
+  /// group.protocol of every consumer: "classic" or "consumer" (KIP-848).
+  std::string group_protocol = "classic";
   int32_t heartbeat_interval_ms = 3000;
   int32_t session_timeout_ms = 10000;
   int32_t steady_seconds = 5;
@@ -54,6 +56,7 @@ struct options {
 
 struct row {
   std::string scenario;
+  std::string protocol;
   std::string assignor;
   int32_t groups = 0;
   int32_t members_per_group = 0;
@@ -125,6 +128,12 @@ public:
     cluster_config cfg;
     cfg.group.initial_rebalance_delay_ms = 0;
     cfg.group.min_session_timeout_ms = std::min(6000, opt_.session_timeout_ms);
+    // The same workload for both protocols: with KIP-848 the coordinator
+    // names the heartbeat interval and owns the session timeout, so its
+    // group.consumer.* take the consumers' values (below Kafka's minimums
+    // where the harness asks for it).
+    cfg.group.consumer_heartbeat_interval_ms = opt_.heartbeat_interval_ms;
+    cfg.group.consumer_session_timeout_ms = opt_.session_timeout_ms;
     if (opt_.connect.empty()) {
       node_ = spawn_embedded_node(sys_, cfg, spawn_tracker());
     } else {
@@ -347,6 +356,7 @@ private:
     c.topics = {topic(group)};
     c.bootstrap_servers = node_.brokers;
     c.assignors = {opt_.assignor};
+    c.group_protocol = opt_.group_protocol;
     c.session_timeout_ms = opt_.session_timeout_ms;
     c.heartbeat_interval_ms = opt_.heartbeat_interval_ms;
     c.max_poll_interval_ms = 60000;
@@ -489,7 +499,10 @@ private:
   row base_row(const char* scenario) {
     row r;
     r.scenario = scenario;
-    r.assignor = opt_.assignor;
+    r.protocol = opt_.group_protocol;
+    // KIP-848 groups assign on the coordinator with its default assignor.
+    r.assignor =
+      opt_.group_protocol == "consumer" ? "uniform (server)" : opt_.assignor;
     r.groups = opt_.groups;
     r.members_per_group = per_group_;
     r.partitions_per_group = partitions_;
@@ -570,20 +583,21 @@ std::string fmt(double x, int digits = 0) {
 }
 
 void print_table(const std::vector<row>& rows) {
-  std::printf("\n| scenario | assignor | groups x members | partitions/group "
+  std::printf("\n| scenario | protocol | assignor | groups x members "
+              "| partitions/group "
               "| stable p50 / p99 / max (ms) | after last join (ms) "
               "| coordinator msgs/s | heartbeats/s | commits/s "
               "| RSS/member (B) | CPU %% | moved | false expiries "
               "| spurious rebalances | ok |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-              "\n");
+              "---|\n");
   for (auto& r : rows) {
     bool timed = r.scenario != "steady" && r.scenario != "commit-storm";
     std::printf(
-      "| %s | %s | %d x %d | %d | %s | %s | %s | %s | %s | %s | %s "
+      "| %s | %s | %s | %d x %d | %d | %s | %s | %s | %s | %s | %s | %s "
       "| %s | %s | %s | %s |\n",
-      r.scenario.c_str(), r.assignor.c_str(), r.groups, r.members_per_group,
-      r.partitions_per_group,
+      r.scenario.c_str(), r.protocol.c_str(), r.assignor.c_str(), r.groups,
+      r.members_per_group, r.partitions_per_group,
       timed ? (fmt(r.p50_ms) + " / " + fmt(r.p99_ms) + " / " + fmt(r.max_ms))
                 .c_str()
             : "-",
@@ -612,8 +626,9 @@ void write_json(const std::string& path, const std::vector<row>& rows,
       << ", \"rows\": [\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     auto& r = rows[i];
-    out << "  {\"scenario\": \"" << r.scenario << "\", \"assignor\": \""
-        << r.assignor << "\", \"groups\": " << r.groups
+    out << "  {\"scenario\": \"" << r.scenario << "\", \"protocol\": \""
+        << r.protocol << "\", \"assignor\": \"" << r.assignor
+        << "\", \"groups\": " << r.groups
         << ", \"members_per_group\": " << r.members_per_group
         << ", \"partitions_per_group\": " << r.partitions_per_group
         << ", \"p50_ms\": " << r.p50_ms << ", \"p99_ms\": " << r.p99_ms
@@ -698,6 +713,12 @@ int main(int argc, char** argv) {
     .add_option("-p,--partitions", opt.partitions,
                 "Partitions of each group's topic (0: one per member)")
     ->check(CLI::Range(0, 1000000));
+  app
+    .add_option("--group-protocol", opt.group_protocol,
+                "group.protocol of every consumer: classic (JoinGroup/"
+                "SyncGroup, client-side assignor) or consumer (KIP-848, "
+                "server-side uniform assignor)")
+    ->check(CLI::IsMember({"classic", "consumer"}));
   app.add_option("-a,--assignor", opt.assignor, "Assignor")
     ->check(
       CLI::IsMember({"range", "roundrobin", "sticky", "cooperative-sticky"}));
@@ -753,11 +774,11 @@ int main(int argc, char** argv) {
     return b < 0 ? 1 : 0;
   }
   std::printf("troupe stress harness: %d members in %d groups, %u cores, "
-              "%zu scheduler threads (%s), heartbeat.interval.ms=%d, "
-              "session.timeout.ms=%d\n",
+              "%zu scheduler threads (%s), group.protocol=%s, "
+              "heartbeat.interval.ms=%d, session.timeout.ms=%d\n",
               opt.members, opt.groups, std::thread::hardware_concurrency(),
-              threads, opt.policy.c_str(), opt.heartbeat_interval_ms,
-              opt.session_timeout_ms);
+              threads, opt.policy.c_str(), opt.group_protocol.c_str(),
+              opt.heartbeat_interval_ms, opt.session_timeout_ms);
   std::vector<row> rows;
   {
     harness h{sys, opt};

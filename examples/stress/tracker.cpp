@@ -83,9 +83,13 @@ void tracker_state::on(const group_event& e) {
   if (idx < 0 || static_cast<size_t>(idx) >= groups.size())
     return;
   auto& g = groups[static_cast<size_t>(idx)];
-  if (e.to == "PreparingRebalance") {
+  // A classic group rebalances in PreparingRebalance; a KIP-848 group
+  // computes a new target assignment in Assigning (its group epoch moved).
+  if (e.to == "PreparingRebalance" || e.to == "Assigning") {
     ++g.rebalances;
-    if (e.reason.rfind("session timeout", 0) == 0)
+    if (e.reason.rfind("session timeout", 0) == 0
+        || (e.reason.rfind("the session of ", 0) == 0
+            && e.reason.find(" expired") != std::string::npos))
       ++g.expiries;
   }
 }

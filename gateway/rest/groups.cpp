@@ -158,6 +158,68 @@ void list_groups_of_brokers(const call& c) {
     milliseconds{5000});
 }
 
+/// A KIP-848 assignment by topic name.
+std::vector<topic_partition> partitions_of(const consumer_group_assignment& a) {
+  std::vector<topic_partition> out;
+  for (auto& t : a.topic_partitions)
+    for (auto p : t.partitions)
+      out.push_back({t.topic_name, p});
+  return out;
+}
+
+/// A consumer group (KIP-848), which DescribeGroups sees as Dead: its
+/// epochs and each member's current and target assignment. Neither kind:
+/// GROUP_ID_NOT_FOUND from ConsumerGroupDescribe.
+void describe_consumer_group(const call& c, broker_actor b,
+                             const std::string& group) {
+  c.ask<consumer_group_describe_response>(
+    b, consumer_group_describe_request{{group}, false},
+    [c, b, group](caf::expected<consumer_group_describe_response> res) {
+      if (!res)
+        return c.reply(ask_failed(res.error(), "ConsumerGroupDescribe", false));
+      if (res->groups.empty())
+        return c.reply(kafka_error(500, error_code::unknown_server_error,
+                                   "the coordinator answered nothing"));
+      auto& g = res->groups[0];
+      forget_coordinator(c, group, g.error);
+      if (g.error != error_code::none)
+        return c.reply(kafka_error(404, g.error, "no group " + group));
+      auto out = std::make_shared<pb::GroupDescription>();
+      out->set_group_id(g.group_id);
+      out->set_state(g.group_state);
+      out->set_generation(g.group_epoch);
+      out->set_protocol_type("consumer");
+      out->set_group_type("consumer");
+      out->set_group_epoch(g.group_epoch);
+      out->set_assignment_epoch(g.assignment_epoch);
+      out->set_assignor(g.assignor_name);
+      out->set_coordinator(-1);
+      for (auto& bi : c.cluster().brokers())
+        if (bi.handle == caf::actor_cast<caf::actor>(b))
+          out->set_coordinator(bi.node_id);
+      out->set_error_name("NONE");
+      std::vector<topic_partition> assigned;
+      for (auto& m : g.members) {
+        auto* md = out->add_members();
+        md->set_member_id(m.member_id);
+        if (m.instance_id)
+          md->set_group_instance_id(*m.instance_id);
+        md->set_client_id(m.client_id);
+        md->set_client_host(m.client_host);
+        md->set_member_epoch(m.member_epoch);
+        md->set_member_state(m.state);
+        auto current = partitions_of(m.assignment);
+        add_partitions(md->mutable_assignment(), current);
+        add_partitions(md->mutable_target_assignment(),
+                       partitions_of(m.target_assignment));
+        add_partitions(md->mutable_pending_revocation(),
+                       partitions_of(m.partitions_pending_revocation));
+        assigned.insert(assigned.end(), current.begin(), current.end());
+      }
+      add_lag(c, out, b, group, std::move(assigned));
+    });
+}
+
 } // namespace
 
 void list_groups(const call& c) {
@@ -182,11 +244,11 @@ void describe_group(const call& c) {
         if (g.error != error_code::none)
           return c.reply(kafka_error(404, g.error, "group " + group));
         if (g.state == "Dead")
-          return c.reply(kafka_error(404, error_code::group_id_not_found,
-                                     "no group " + group));
+          return describe_consumer_group(c, b, group);
         auto out = std::make_shared<pb::GroupDescription>();
         out->set_group_id(g.group_id);
         out->set_state(g.state);
+        out->set_group_type("classic");
         out->set_generation(g.generation_id);
         out->set_protocol_type(g.protocol_type);
         out->set_protocol(g.protocol_data);

@@ -102,9 +102,10 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
                                "m-1"}}},
     described_group{
       error_code::not_coordinator, "g", "Dead", "", "", {}, 0, ""},
-    list_groups_request{{"Stable"}},
-    list_groups_response{error_code::none, {{"g", "consumer", "Stable"}}},
-    listed_group{"g", "consumer", "Empty", "consumer"},
+    list_groups_request{{"Stable"}, {"consumer"}},
+    list_groups_response{error_code::none,
+                         {{"g", "consumer", "Stable", "classic"}}},
+    listed_group{"g", "consumer", "Empty", "classic"},
     find_coordinator_request{"g"},
     find_coordinator_response{error_code::none, 2, "127.0.0.1", 9094,
                               some_actor},

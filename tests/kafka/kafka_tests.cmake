@@ -93,3 +93,21 @@ if(DEBIAN_PYTHON3)
     endforeach()
   endforeach()
 endif()
+
+# @platformatic/kafka (npm, tests/kafka/platformatic, installed by
+# scripts/setup.sh) with both group protocols: three consumers split a
+# topic, one closes, the others take over from its committed offsets; with
+# KIP-848's protocol no partition ever has two owners.
+find_program(NODE_EXECUTABLE node)
+if(NODE_EXECUTABLE)
+  foreach(protocol classic consumer)
+    set(name "kafka: @platformatic/kafka consumers (group.protocol=${protocol}) split a topic, take over and resume from commits")
+    add_test(NAME "${name}"
+             COMMAND ${CMAKE_SOURCE_DIR}/tests/kafka/run_with_troupe.sh
+                     $<TARGET_FILE:troupe> free 6 ${NODE_EXECUTABLE}
+                     ${CMAKE_SOURCE_DIR}/tests/kafka/platformatic/group_test.mjs
+                     @BROKERS@ ${protocol})
+    # The program gives up after 120 s itself.
+    set_tests_properties("${name}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE)
+  endforeach()
+endif()

@@ -4,12 +4,33 @@
 # The server listens on PORT..PORT+2 with a temporary log.dirs, auto-creates
 # topics with PARTITIONS partitions and replication factor 3, and is stopped
 # when the program exits. @BROKERS@ in ARGS becomes the bootstrap list. The
-# program's exit code is the script's.
+# program's exit code is the script's. PORT `free` picks three consecutive
+# ports nobody listens on.
 set -uo pipefail
 troupe="$1"
 port="$2"
 partitions="$3"
 shift 3
+if [ "$port" = free ]; then
+  port=$(python3 -c '
+import random, socket
+for _ in range(500):
+    base, held = random.randrange(20000, 60000, 3), []
+    try:
+        for p in range(base, base + 3):
+            s = socket.socket()
+            held.append(s)
+            s.bind(("", p))
+        print(base)
+        break
+    except OSError:
+        pass
+    finally:
+        for s in held:
+            s.close()
+')
+  [ -n "$port" ] || { echo "no free ports"; exit 1; }
+fi
 dir=$(mktemp -d /tmp/troupe-client-XXXXXX)
 
 # No HTTP gateway unless the test asks for one with TROUPE_HTTP_PORT (then
