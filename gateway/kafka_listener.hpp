@@ -1,7 +1,7 @@
 #pragma once
 
-// The Kafka wire protocol listeners of an embedded node (DESIGN.md section
-// 5): one TCP acceptor per broker on the port the broker advertises
+// The Kafka wire protocol listeners of a node (docs/ARCHITECTURE.md §5):
+// one TCP acceptor per broker on the port the broker advertises
 // (base_port + i, Kafka's `listeners`), all served by one Asio thread. The
 // listener only frames and translates; every request goes to that broker's
 // actor, which answers it as it answers any other client.

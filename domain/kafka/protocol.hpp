@@ -1,6 +1,6 @@
 #pragma once
 
-// Kafka's wire protocol as troupe's codec speaks it (DESIGN.md section 5):
+// Kafka's wire protocol as troupe's codec speaks it (docs/ARCHITECTURE.md §5):
 // for every API below, every version from Kafka 4.0's baseline (KIP-896: the
 // versions Kafka 2.1 clients use) through Kafka 4.0's newest, plus the older
 // ones librdkafka 2.0.2 and kafkajs still send; flexible versions (KIP-482)

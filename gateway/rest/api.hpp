@@ -1,6 +1,6 @@
 #pragma once
 
-// The gateway's API (DESIGN.md section 5): REST Proxy v2 (/topics,
+// The gateway's API (docs/ARCHITECTURE.md §5): REST Proxy v2 (/topics,
 // /brokers, /consumers), troupe's /v1 routes, /metrics, /healthz and the
 // /v1/ws sockets, behind the plain http_handler interface that the Beast
 // server (gateway/http) feeds. State lives in actors: the consumer

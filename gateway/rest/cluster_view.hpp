@@ -13,7 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
-#include <mutex>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -26,8 +26,10 @@ public:
   /// `local_broker_id` >= 0: a cluster node whose one broker has this id.
   explicit cluster_view(embedded_node node, int32_t local_broker_id = -1)
     : node_(std::move(node)), local_id_(local_broker_id) {
+    auto known = std::make_shared<broker_map>();
     if (clustered() && !node_.brokers.empty())
-      known_[local_id_] = local();
+      (*known)[local_id_] = local();
+    known_ = std::move(known);
   }
 
   const embedded_node& node() const {
@@ -57,9 +59,9 @@ public:
   /// Broker `id`'s actor; null for an unknown id (or -1, no leader).
   broker_actor broker(int32_t id) const {
     if (clustered()) {
-      std::lock_guard<std::mutex> guard{mtx_};
-      auto i = known_.find(id);
-      return i == known_.end()
+      auto known = snapshot();
+      auto i = known->find(id);
+      return i == known->end()
                ? broker_actor{}
                : caf::actor_cast<broker_actor>(i->second.handle);
     }
@@ -74,8 +76,7 @@ public:
   std::vector<broker_info> brokers() const {
     std::vector<broker_info> out;
     if (clustered()) {
-      std::lock_guard<std::mutex> guard{mtx_};
-      for (auto& [id, b] : known_)
+      for (auto& [id, b] : *snapshot())
         out.push_back(b);
       return out;
     }
@@ -101,21 +102,18 @@ public:
   void learn(const std::vector<broker_info>& brokers) const {
     if (!clustered())
       return;
-    std::lock_guard<std::mutex> guard{mtx_};
-    std::map<int32_t, broker_info> next;
+    auto next = std::make_shared<broker_map>();
     for (auto& b : brokers)
       if (b.handle)
-        next[b.node_id] = b;
-    if (!node_.brokers.empty() && !next.count(local_id_))
-      next[local_id_] = local();
-    known_ = std::move(next);
+        (*next)[b.node_id] = b;
+    if (!node_.brokers.empty() && !next->count(local_id_))
+      (*next)[local_id_] = local();
+    std::atomic_store(&known_, std::shared_ptr<const broker_map>{next});
   }
 
   bool alive(int32_t id) const {
-    if (clustered()) {
-      std::lock_guard<std::mutex> guard{mtx_};
-      return known_.count(id) > 0;
-    }
+    if (clustered())
+      return snapshot()->count(id) > 0;
     if (id < 0 || id >= 64)
       return false;
     return !(stopped_.load(std::memory_order_relaxed) & (uint64_t{1} << id));
@@ -133,6 +131,14 @@ public:
   }
 
 private:
+  using broker_map = std::map<int32_t, broker_info>;
+
+  /// The current map; learn() replaces it whole (copy on write), so
+  /// readers on any gateway thread need no lock.
+  std::shared_ptr<const broker_map> snapshot() const {
+    return std::atomic_load(&known_);
+  }
+
   broker_info local() const {
     return {
       local_id_, {}, -1, caf::actor_cast<caf::actor>(node_.brokers.front())};
@@ -144,8 +150,7 @@ private:
   /// liveness, written only by the stop/start routes.
   std::atomic<uint64_t> stopped_{0};
   /// A cluster node's reachable brokers (see learn()).
-  mutable std::mutex mtx_;
-  mutable std::map<int32_t, broker_info> known_;
+  mutable std::shared_ptr<const broker_map> known_;
 };
 
 } // namespace troupe::rest
