@@ -29,6 +29,10 @@ packages=(
   nodejs                # @platformatic/kafka tests (tests/kafka/platformatic)
 )
 
+# NodeSource's nodejs bundles npm; Debian's needs its npm package (which
+# would conflict with NodeSource's), so it is asked for only when missing.
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
@@ -47,14 +51,6 @@ fi
 # npm packages of the Kafka client tests (tests/kafka/platformatic:
 # @platformatic/kafka, pinned by the committed package-lock.json), with the
 # machine's Node.js. Installed again only when the lock file changed.
-# NodeSource's nodejs bundles npm; Debian's needs its npm package.
-if ! command -v npm >/dev/null 2>&1; then
-  echo "setup: installing npm"
-  sudo_cmd=()
-  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q \
-    --no-install-recommends npm
-fi
 platformatic_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/kafka/platformatic"
 stamp="$platformatic_dir/node_modules/.troupe-installed-lock"
 if command -v npm >/dev/null 2>&1 \
