@@ -543,7 +543,10 @@ allocate_producer_ids_active(cluster_controller_ptr self,
       return;
     }
     auto path = std::string{zk::producer_id_block_path};
-    zk_ask(self, zop(kind::get, path), [=](zk_result& r) mutable {
+    // Not zk_ask: that drops an answer from an older session, and this
+    // promise must be answered on every path (the checks of st.active
+    // below cover a controllership that ended meanwhile).
+    auto read = [=](zk_result& r) mutable {
       auto& st = self->state;
       if (!st.active) {
         rp.deliver(retriable());
@@ -595,7 +598,16 @@ allocate_producer_ids_active(cluster_controller_ptr self,
         rp.deliver(res);
         finish_op(self);
       });
-    });
+    };
+    self
+      ->request(self->state.zk, std::chrono::seconds(30),
+                zk_request{zop(kind::get, path)})
+      .then([read](zk_result& r) mutable { read(r); },
+            [read](caf::error&) mutable {
+              zk_result r;
+              r.error = static_cast<int32_t>(zk_error::closing);
+              read(r);
+            });
   });
   return rp;
 }
