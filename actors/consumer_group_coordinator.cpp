@@ -41,6 +41,9 @@ void apply_effects(self_ptr self) {
   for (auto& t : fx.rebalance_timers)
     arm(self, t.delay_ms,
         consumer_group_rebalance_timeout{std::move(t.member_id), t.timer});
+  if (fx.assignment_timer)
+    arm(self, fx.assignment_timer->delay_ms,
+        consumer_group_assignment_timeout{fx.assignment_timer->timer});
   auto now = now_ms(self);
   for (auto& t : fx.transitions) {
     if (t.to == consumer_group_state::assigning)
@@ -243,6 +246,11 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
     },
     [self](consumer_group_rebalance_timeout& t) {
       self->state.g->on_rebalance_timer(t.member_id, t.timer, now_ms(self));
+      apply_effects(self);
+      flush(self);
+    },
+    [self](consumer_group_assignment_timeout& t) {
+      self->state.g->on_assignment_timer(t.timer, now_ms(self));
       apply_effects(self);
       flush(self);
     },

@@ -47,6 +47,11 @@ struct group_config {
   int32_t consumer_min_heartbeat_interval_ms = 5000;
   /// group.consumer.max.heartbeat.interval.ms
   int32_t consumer_max_heartbeat_interval_ms = 15000;
+  /// group.consumer.assignment.interval.ms (Kafka 4.3, KIP-1263): the
+  /// least time between two runs of the assignor for a group; a change
+  /// within it waits, and the changes of the interval share one run. 0
+  /// runs the assignor on every change (Kafka 4.0 to 4.2).
+  int32_t consumer_assignment_interval_ms = 1000;
   /// group.consumer.max.size
   int32_t consumer_max_size = std::numeric_limits<int32_t>::max();
   /// group.consumer.assignors: server-side assignors by name; the first is

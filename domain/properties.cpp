@@ -108,6 +108,9 @@ const std::vector<property_doc> docs = {
    "smallest group.consumer.heartbeat.interval.ms"},
   {"group.consumer.max.heartbeat.interval.ms", "15000",
    "largest group.consumer.heartbeat.interval.ms"},
+  {"group.consumer.assignment.interval.ms", "1000",
+   "least time between two assignor runs of a consumer-protocol group "
+   "(KIP-1263); 0 runs it on every change"},
   {"group.consumer.max.size", "2147483647",
    "most members a consumer-protocol group may have"},
   {"group.consumer.assignors", "uniform,range",
@@ -262,6 +265,9 @@ void apply_properties(const properties& props, cluster_config& cfg,
     else if (key == "group.consumer.max.heartbeat.interval.ms")
       ok = parse_int<int32_t>(value, g.consumer_max_heartbeat_interval_ms, 1,
                               i32max);
+    else if (key == "group.consumer.assignment.interval.ms")
+      ok =
+        parse_int<int32_t>(value, g.consumer_assignment_interval_ms, 0, i32max);
     else if (key == "group.consumer.max.size")
       ok = parse_int<int32_t>(value, g.consumer_max_size, 1, i32max);
     else if (key == "group.consumer.assignors")

@@ -148,6 +148,12 @@ struct consumer_group_rebalance_timeout {
   uint64_t timer = 0;
 };
 
+/// The group's assignment timer fired: group.consumer.assignment.interval.ms
+/// has passed since the last target assignment (KIP-1263's batching).
+struct consumer_group_assignment_timeout {
+  uint64_t timer = 0;
+};
+
 // -- inspect --------------------------------------------------------------------
 
 template <class Inspector>
@@ -223,6 +229,12 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f,
                                         consumer_group_rebalance_timeout& x) {
   return f(x.member_id, x.timer);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        consumer_group_assignment_timeout& x) {
+  return f(x.timer);
 }
 
 } // namespace troupe

@@ -46,6 +46,7 @@ using consumer_group_coordinator_actor = caf::typed_actor<
   caf::reacts_to<consumer_group_topics>,
   caf::reacts_to<consumer_group_session_timeout>,
   caf::reacts_to<consumer_group_rebalance_timeout>,
+  caf::reacts_to<consumer_group_assignment_timeout>,
   caf::reacts_to<group_shutdown>>;
 
 /// One per member (and per pending member): owns its session timer.

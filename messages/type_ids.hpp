@@ -145,6 +145,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::init_producer_id_response))
   CAF_ADD_TYPE_ID(troupe, (troupe::allocate_producer_ids_request))
   CAF_ADD_TYPE_ID(troupe, (troupe::allocate_producer_ids_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_assignment_timeout))
 
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on

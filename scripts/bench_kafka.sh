@@ -55,7 +55,8 @@ fi
 
 # -- troupe --------------------------------------------------------------------
 # Three consecutive free ports: one Kafka listener per broker.
-port=$(python3 - <<'EOF'
+free_ports() {
+  python3 - <<'PY'
 import random, socket
 for _ in range(200):
     base = random.randint(20000, 60000)
@@ -72,8 +73,8 @@ for _ in range(200):
     finally:
         for s in socks:
             s.close()
-EOF
-)
+PY
+}
 logs="$out/troupe-logs"
 # Newer builds also serve an HTTP dashboard on a fixed port (8080); the
 # benchmark wants the Kafka listeners alone, and no clash on that port.
@@ -81,45 +82,66 @@ extra=()
 if "$troupe" --help 2>/dev/null | grep -q -- '--http-port'; then
   extra+=(--http-port 0)
 fi
-"$troupe" --serve --log-level warn "${extra[@]}" \
-  --override port="$port" --override "log.dirs=$logs" \
-  --override group.initial.rebalance.delay.ms=0 \
-  --override num.partitions=100 --override default.replication.factor=3 \
-  --override group.consumer.min.heartbeat.interval.ms="$heartbeat_ms" \
-  --override group.consumer.heartbeat.interval.ms="$heartbeat_ms" \
-  >"$out/troupe.log" 2>&1 &
-troupe_pid=$!
+troupe_pid=
 cleanup() {
-  kill "$troupe_pid" 2>/dev/null || true
-  wait "$troupe_pid" 2>/dev/null || true
+  if [[ -n "$troupe_pid" ]]; then
+    kill "$troupe_pid" 2>/dev/null || true
+    wait "$troupe_pid" 2>/dev/null || true
+    troupe_pid=
+  fi
   rm -rf "$logs"
 }
 trap cleanup EXIT
 
-for _ in $(seq 1 100); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-  sleep 0.1
-done
+# start_troupe LOG [--override k=v ...]: a fresh server on fresh ports.
+start_troupe() {
+  local log="$1"
+  shift
+  port=$(free_ports)
+  "$troupe" --serve --log-level warn "${extra[@]}" \
+    --override port="$port" --override "log.dirs=$logs" \
+    --override group.initial.rebalance.delay.ms=0 \
+    --override num.partitions=100 --override default.replication.factor=3 \
+    --override group.consumer.min.heartbeat.interval.ms="$heartbeat_ms" \
+    --override group.consumer.heartbeat.interval.ms="$heartbeat_ms" \
+    "$@" >"$log" 2>&1 &
+  troupe_pid=$!
+  for _ in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  echo "troupe --serve on 127.0.0.1:$port..$((port + 2)) (pid $troupe_pid) $*" >&2
+}
 
-echo "troupe --serve on 127.0.0.1:$port..$((port + 2)) (pid $troupe_pid)" >&2
+# KIP-848: 100 consumers on a 100-partition topic against the server
+# started last; writes $1.
+consumer_protocol_row() {
+  local cp_dir=tests/kafka/platformatic
+  if command -v node >/dev/null 2>&1 && [[ -d "$cp_dir/node_modules/@platformatic/kafka" ]]; then
+    echo "consumer group protocol: @platformatic/kafka against troupe" >&2
+    CP_BENCH_HEARTBEAT_INTERVAL_MS="$heartbeat_ms" timeout 180 node "$cp_dir/group_bench.mjs" \
+      "127.0.0.1:$port,127.0.0.1:$((port + 1)),127.0.0.1:$((port + 2))" 100 100 \
+      >"$1" 2>"$1.err" \
+      || echo "group_bench.mjs against troupe exited with $?" >&2
+    grep -E '^group' "$1" >&2 || true
+  else
+    echo "no node or no $cp_dir/node_modules: run scripts/setup.sh for the consumer-protocol row" >&2
+    : >"$1"
+  fi
+}
+
+start_troupe "$out/troupe.log"
 timeout 240 "$bench" --bootstrap "127.0.0.1:$port" "${common[@]}" \
   >"$out/troupe.out" 2>"$out/troupe.err" \
   || echo "kafka_bench against troupe exited with $?" >&2
 grep -E '^(produce|group)' "$out/troupe.out" >&2 || true
-
-# KIP-848: 100 consumers on a 100-partition topic, same server.
-cp_dir=tests/kafka/platformatic
-if command -v node >/dev/null 2>&1 && [[ -d "$cp_dir/node_modules/@platformatic/kafka" ]]; then
-  echo "consumer group protocol: @platformatic/kafka against troupe" >&2
-  CP_BENCH_HEARTBEAT_INTERVAL_MS="$heartbeat_ms" timeout 180 node "$cp_dir/group_bench.mjs" \
-    "127.0.0.1:$port,127.0.0.1:$((port + 1)),127.0.0.1:$((port + 2))" 100 100 \
-    >"$out/cp.out" 2>"$out/cp.err" \
-    || echo "group_bench.mjs against troupe exited with $?" >&2
-  grep -E '^group' "$out/cp.out" >&2 || true
-else
-  echo "no node or no $cp_dir/node_modules: run scripts/setup.sh for the consumer-protocol row" >&2
-  : >"$out/cp.out"
-fi
+# The consumer protocol with Kafka 4.3's assignment batching (the default,
+# group.consumer.assignment.interval.ms=1000) and without it (0: the
+# assignor runs on every change, as in Kafka 4.0 to 4.2).
+consumer_protocol_row "$out/cp.out"
+cleanup
+start_troupe "$out/troupe-cp0.log" --override group.consumer.assignment.interval.ms=0
+consumer_protocol_row "$out/cp0.out"
 cleanup
 trap - EXIT
 
@@ -134,18 +156,23 @@ grep -E '^(produce|group)' "$out/mock.out" >&2 || true
 # troupe's own consumer actors against the embedded node, in one process,
 # with either group protocol (KIP-848: the coordinator's uniform assignor).
 stress_members="${KAFKA_BENCH_STRESS_MEMBERS:-10000}"
-for protocol in classic consumer; do
-  echo "stress harness: $stress_members members, group.protocol=$protocol" >&2
+for run in classic:1000 consumer:1000 consumer:0; do
+  protocol=${run%%:*}
+  interval=${run##*:}
+  echo "stress harness: $stress_members members, group.protocol=$protocol," \
+    "group.consumer.assignment.interval.ms=$interval" >&2
   timeout 400 "$build_dir/stress_harness" --members "$stress_members" --groups 1 \
     -s churn --group-protocol "$protocol" --heartbeat-interval-ms 3000 \
     --session-timeout-ms 30000 --timeout-seconds 120 \
-    --json "$out/stress-$protocol.json" >"$out/stress-$protocol.out" 2>&1 \
-    || echo "stress_harness ($protocol) exited with $?" >&2
+    --assignment-interval-ms "$interval" \
+    --json "$out/stress-$protocol-$interval.json" >"$out/stress-$protocol-$interval.out" 2>&1 \
+    || echo "stress_harness ($protocol, $interval) exited with $?" >&2
 done
 
 # -- the table -----------------------------------------------------------------
 python3 - "$out/troupe.out" "$out/mock.out" "$session_ms" "$heartbeat_ms" "$out/cp.out" \
-  "$out/stress-classic.json" "$out/stress-consumer.json" <<'EOF'
+  "$out/cp0.out" "$out/stress-classic-1000.json" "$out/stress-consumer-1000.json" \
+  "$out/stress-consumer-0.json" <<'EOF'
 import sys
 
 def results(path):
@@ -160,6 +187,7 @@ def results(path):
 troupe, mock = results(sys.argv[1]), results(sys.argv[2])
 session_ms, heartbeat_ms = int(sys.argv[3]), int(sys.argv[4])
 cp = results(sys.argv[5])
+cp0 = results(sys.argv[6])
 
 def num(v):
     try:
@@ -206,18 +234,21 @@ def sec(v):
     return cell(v, "{:.3f}")
 print(f"| troupe, classic (initial delay 0) | librdkafka 2.0.2 | "
       f"{sec(troupe.get('join_100_s'))} | n/a | {sec(troupe.get('leave_100_s'))} |")
-print(f"| troupe, consumer (KIP-848, uniform) | @platformatic/kafka | "
-      f"{sec(cp.get('cp_join_100_s'))} | {cell(cp.get('cp_after_last_hb_100_ms'), '{:.1f}')} | "
-      f"{sec(cp.get('cp_leave_100_s'))} |")
+for label, c in (("assignment interval 1000 ms, Kafka 4.3's default", cp),
+                 ("assignment interval 0, as Kafka 4.0-4.2", cp0)):
+    print(f"| troupe, consumer (KIP-848, uniform, {label}) | @platformatic/kafka | "
+          f"{sec(c.get('cp_join_100_s'))} | {cell(c.get('cp_after_last_hb_100_ms'), '{:.1f}')} | "
+          f"{sec(c.get('cp_leave_100_s'))} |")
 print(f"| librdkafka mock, classic | librdkafka 2.0.2 | "
       f"{sec(mock.get('join_100_s'))} | n/a | {sec(mock.get('leave_100_s'))} |")
-after_hb, leave = num(cp.get('cp_after_last_hb_100_ms')), num(cp.get('cp_leave_100_s'))
 print()
-print("Targets (consumer protocol): complete within 100 ms of the last "
-      "member's first heartbeat: " +
-      ("n/a" if after_hb is None else ("met" if after_hb <= 100 else "missed") + f" ({after_hb:.1f} ms)") +
-      f"; within one heartbeat interval ({heartbeat_ms} ms) after a member leaves: " +
-      ("n/a" if leave is None else ("met" if leave * 1000 <= heartbeat_ms else "missed") + f" ({leave * 1000:.0f} ms)") + ".")
+for label, c in (("1000 ms", cp), ("0", cp0)):
+    after_hb, leave = num(c.get('cp_after_last_hb_100_ms')), num(c.get('cp_leave_100_s'))
+    print(f"Targets (consumer protocol, assignment interval {label}): complete "
+          "within 100 ms of the last member's first heartbeat: " +
+          ("n/a" if after_hb is None else ("met" if after_hb <= 100 else "missed") + f" ({after_hb:.1f} ms)") +
+          f"; within one heartbeat interval ({heartbeat_ms} ms) after a member leaves: " +
+          ("n/a" if leave is None else ("met" if leave * 1000 <= heartbeat_ms else "missed") + f" ({leave * 1000:.0f} ms)") + ".")
 print(f"troupe ran with group.consumer.heartbeat.interval.ms={heartbeat_ms} and "
       f"group.consumer.min.heartbeat.interval.ms={heartbeat_ms} (Kafka's default "
       "and minimum: 5000), the same interval the classic clients use.")
@@ -228,21 +259,22 @@ print(f"Stress harness (troupe's consumer actors, one group, one partition "
       "per member, heartbeat.interval.ms=3000, session.timeout.ms=30000): "
       "classic against the consumer group protocol")
 print()
-print("| scenario | protocol | members | stable after (ms) | after last join (ms) "
-      "| partitions moved | CPU % | ok |")
-print("|---|---|---:|---:|---:|---:|---:|---|")
-for path in sys.argv[6:8]:
+print("| scenario | protocol | assignment interval (ms) | members | stable after (ms) "
+      "| after last join (ms) | partitions moved | CPU % | ok |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---|")
+for path in sys.argv[7:10]:
     try:
         with open(path) as f:
             doc = json.load(f)
     except (OSError, ValueError):
-        print(f"| - | {path} | n/a | n/a | n/a | n/a | n/a | no output |")
+        print(f"| - | {path} | n/a | n/a | n/a | n/a | n/a | n/a | no output |")
         continue
     for r in doc["rows"]:
         stable = f"{r['max_ms']:,.0f}" if r["ok"] else "not stable in 120 s"
         last = f"{r['since_last_join_ms']:,.0f}" if r["since_last_join_ms"] > 0 else "-"
         moved = f"{r['moved_partitions']:,}" if r["moved_partitions"] >= 0 else "-"
-        print(f"| {r['scenario']} | {r['protocol']} | {doc['members']:,} | {stable} | "
+        interval = doc.get("assignment_interval_ms", "n/a") if r["protocol"] == "consumer" else "-"
+        print(f"| {r['scenario']} | {r['protocol']} | {interval} | {doc['members']:,} | {stable} | "
               f"{last} | {moved} | {r['cpu_percent']:.0f} | {'yes' if r['ok'] else 'no'} |")
 print()
 

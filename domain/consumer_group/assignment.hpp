@@ -67,4 +67,14 @@ inline bool contains(const partition_assignment& a, const uuid& topic,
   return i != a.end() && i->second.count(partition) > 0;
 }
 
+/// Every partition of `xs` is in `ys`.
+inline bool subset_of(const partition_assignment& xs,
+                      const partition_assignment& ys) {
+  for (const auto& [topic, ps] : xs)
+    for (auto p : ps)
+      if (!contains(ys, topic, p))
+        return false;
+  return true;
+}
+
 } // namespace troupe

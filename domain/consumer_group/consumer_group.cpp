@@ -372,9 +372,9 @@ consumer_group::join_or_heartbeat(const consumer_group_heartbeat_request& req,
     metadata_refresh_needed_ = false;
   }
 
-  // 2. A new group epoch gets a new target assignment.
-  if (epoch > image_.assignment_epoch)
-    update_target_assignment(epoch);
+  // 2. A new group epoch gets a new target assignment, at most once per
+  // group.consumer.assignment.interval.ms.
+  maybe_update_target_assignment(now_ms);
 
   // 3. The member moves towards its target.
   if (!maybe_reconcile(member_id, owned))
@@ -545,14 +545,68 @@ void consumer_group::update_target_assignment(int32_t epoch) {
   append(target_assignment_epoch_record{epoch, false});
 }
 
+void consumer_group::maybe_update_target_assignment(int64_t now_ms) {
+  if (image_.group_epoch <= image_.assignment_epoch)
+    return;
+  auto interval = config_.consumer_assignment_interval_ms;
+  if (interval > 0 && last_assignment_ms_
+      && now_ms - *last_assignment_ms_ < interval) {
+    // One timer per interval: every change within it shares the next run.
+    if (assignment_timer_ == 0) {
+      assignment_timer_ = ++next_timer_;
+      effects_.assignment_timer = consumer_group_timer{
+        {}, assignment_timer_, *last_assignment_ms_ + interval - now_ms};
+    }
+    return;
+  }
+  update_target_assignment(image_.group_epoch);
+  last_assignment_ms_ = now_ms;
+}
+
+void consumer_group::on_assignment_timer(uint64_t timer, int64_t now_ms) {
+  if (timer != assignment_timer_)
+    return;
+  assignment_timer_ = 0;
+  if (state_ == consumer_group_state::dead)
+    return;
+  auto records = effects_.records.size();
+  maybe_update_target_assignment(now_ms);
+  if (effects_.records.size() != records)
+    update_state("assignment interval elapsed");
+}
+
+namespace {
+
+/// The part of `target` in topics the member subscribes to. Kafka 4.3
+/// (KIP-1263): the target may lag behind a subscription change, and the
+/// member lets go of a topic it left without waiting for the next run.
+partition_assignment
+subscribed_part(const partition_assignment& target, const consumer_member& m,
+                const std::map<std::string, topic_info>& metadata) {
+  std::set<uuid> subscribed;
+  for (const auto& name : m.subscribed_topic_names)
+    if (auto t = metadata.find(name); t != metadata.end())
+      subscribed.insert(t->second.id);
+  partition_assignment result;
+  for (const auto& [t, ps] : target)
+    if (subscribed.count(t))
+      result.emplace(t, ps);
+  return result;
+}
+
+} // namespace
+
 bool consumer_group::maybe_reconcile(
   const std::string& member_id,
   const std::optional<partition_assignment>& owned) {
   const auto& m = *member(member_id);
-  if (m.is_reconciled_to(image_.assignment_epoch))
+  auto target =
+    subscribed_part(target_of(member_id), m, image_.subscription_metadata);
+  if (m.is_reconciled_to(image_.assignment_epoch)
+      && subset_of(m.assigned, target))
     return true;
   auto next = reconcile(
-    m, image_.assignment_epoch, target_of(member_id),
+    m, image_.assignment_epoch, target,
     [this](const uuid& t, int32_t p) { return current_partition_epoch(t, p); },
     owned);
   if (!next)
@@ -916,6 +970,10 @@ void consumer_group::restore(consumer_group_image image, int64_t now_ms) {
   image_ = std::move(image);
   rebuild_indexes();
   timers_.clear();
+  // The group's next change runs the assignor at once, as a new
+  // coordinator's does.
+  last_assignment_ms_.reset();
+  assignment_timer_ = 0;
   for (const auto& [id, m] : image_.members) {
     schedule_session(id, now_ms);
     if (m.state == member_state::unrevoked_partitions)

@@ -78,11 +78,14 @@ struct consumer_group_effects {
   std::vector<consumer_group_record> records;
   std::vector<consumer_group_timer> session_timers;
   std::vector<consumer_group_timer> rebalance_timers;
+  /// The group's assignment timer (member id empty): when it fires, the
+  /// caller hands the timer back (on_assignment_timer).
+  std::optional<consumer_group_timer> assignment_timer;
   std::vector<consumer_group_transition> transitions;
 
   bool empty() const noexcept {
     return records.empty() && session_timers.empty() && rebalance_timers.empty()
-           && transitions.empty();
+           && !assignment_timer && transitions.empty();
   }
 };
 
@@ -133,6 +136,11 @@ public:
   /// timer was armed for is fenced.
   void on_rebalance_timer(const std::string& member_id, uint64_t timer,
                           int64_t now_ms);
+
+  /// The assignment timer fired: a group epoch that waited for
+  /// group.consumer.assignment.interval.ms gets its target assignment now,
+  /// and the members pick it up with their next heartbeats.
+  void on_assignment_timer(uint64_t timer, int64_t now_ms);
 
   // -- loading and teardown --------------------------------------------------
 
@@ -239,6 +247,12 @@ private:
   std::map<std::string, topic_info> compute_subscription_metadata() const;
   /// TargetAssignmentBuilder for the group at `epoch`.
   void update_target_assignment(int32_t epoch);
+  /// Kafka 4.3's maybeUpdateTargetAssignment with assignment batching
+  /// (KIP-1263): runs the assignor for the group epoch unless the last run
+  /// was less than group.consumer.assignment.interval.ms ago; then the
+  /// assignment timer is armed for the rest of the interval and the members
+  /// keep reconciling towards the last target meanwhile.
+  void maybe_update_target_assignment(int64_t now_ms);
   /// maybeReconcile; false when the member must be fenced.
   bool maybe_reconcile(const std::string& member_id,
                        const std::optional<partition_assignment>& owned);
@@ -293,6 +307,11 @@ private:
 
   std::map<std::string, member_timers> timers_;
   uint64_t next_timer_ = 0;
+  /// When the assignor last ran (not persisted: a new coordinator runs it
+  /// at once, as Kafka's does).
+  std::optional<int64_t> last_assignment_ms_;
+  /// The armed assignment timer, 0 for none.
+  uint64_t assignment_timer_ = 0;
 
   consumer_group_effects effects_;
 };

@@ -89,7 +89,11 @@ reconcile(const consumer_member& member, int32_t target_epoch,
           const std::optional<partition_assignment>& owned) {
   switch (member.state) {
     case member_state::stable:
-      if (member.member_epoch == target_epoch)
+      // At the target's epoch, a stable member is done unless it holds a
+      // partition the target no longer gives it (a topic it unsubscribed
+      // from while the next assignment waits: KIP-1263).
+      if (member.member_epoch == target_epoch
+          && subset_of(member.assigned, target))
         return member;
       return next_assignment(member, member.member_epoch, target_epoch, target,
                              current_partition_epoch, owned);

@@ -40,6 +40,9 @@ struct options {
   std::string group_protocol = "classic";
   int32_t heartbeat_interval_ms = 3000;
   int32_t session_timeout_ms = 10000;
+  /// group.consumer.assignment.interval.ms of the embedded node (KIP-1263).
+  int32_t assignment_interval_ms =
+    group_config{}.consumer_assignment_interval_ms;
   int32_t steady_seconds = 5;
   int32_t commit_seconds = 3;
   std::vector<std::string> scenarios = {"cold-start", "steady", "commit-storm",
@@ -134,6 +137,7 @@ public:
     // where the harness asks for it).
     cfg.group.consumer_heartbeat_interval_ms = opt_.heartbeat_interval_ms;
     cfg.group.consumer_session_timeout_ms = opt_.session_timeout_ms;
+    cfg.group.consumer_assignment_interval_ms = opt_.assignment_interval_ms;
     if (opt_.connect.empty()) {
       node_ = spawn_embedded_node(sys_, cfg, spawn_tracker());
     } else {
@@ -623,6 +627,7 @@ void write_json(const std::string& path, const std::vector<row>& rows,
   out << "{\"cores\": " << std::thread::hardware_concurrency()
       << ", \"members\": " << opt.members << ", \"groups\": " << opt.groups
       << ", \"heartbeat_interval_ms\": " << opt.heartbeat_interval_ms
+      << ", \"assignment_interval_ms\": " << opt.assignment_interval_ms
       << ", \"rows\": [\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     auto& r = rows[i];
@@ -727,6 +732,12 @@ int main(int argc, char** argv) {
                 "heartbeat.interval.ms of every consumer")
     ->check(CLI::Range(1, 60000));
   app
+    .add_option("--assignment-interval-ms", opt.assignment_interval_ms,
+                "group.consumer.assignment.interval.ms of the embedded node: "
+                "least time between two assignor runs of a consumer-protocol "
+                "group (0: on every change)")
+    ->check(CLI::Range(0, 600000));
+  app
     .add_option("--session-timeout-ms", opt.session_timeout_ms,
                 "session.timeout.ms of every consumer")
     ->check(CLI::Range(1000, 1800000));
@@ -775,10 +786,12 @@ int main(int argc, char** argv) {
   }
   std::printf("troupe stress harness: %d members in %d groups, %u cores, "
               "%zu scheduler threads (%s), group.protocol=%s, "
-              "heartbeat.interval.ms=%d, session.timeout.ms=%d\n",
+              "heartbeat.interval.ms=%d, session.timeout.ms=%d, "
+              "group.consumer.assignment.interval.ms=%d\n",
               opt.members, opt.groups, std::thread::hardware_concurrency(),
               threads, opt.policy.c_str(), opt.group_protocol.c_str(),
-              opt.heartbeat_interval_ms, opt.session_timeout_ms);
+              opt.heartbeat_interval_ms, opt.session_timeout_ms,
+              opt.assignment_interval_ms);
   std::vector<row> rows;
   {
     harness h{sys, opt};

@@ -70,7 +70,14 @@ struct cg_fixture : test::sim_fixture {
   std::vector<topic_info> topics{make_topic("t", 6)};
   consumer_group_coordinator_actor coord;
 
-  explicit cg_fixture(bool with_log = true) {
+  /// The assignor runs on every change (Kafka 4.0 to 4.2) unless a test
+  /// turns assignment batching on.
+  group_config config = test::consumer_config();
+
+  explicit cg_fixture(bool with_log = true,
+                      std::optional<int32_t> assignment_interval_ms = {}) {
+    if (assignment_interval_ms)
+      config.consumer_assignment_interval_ms = *assignment_interval_ms;
     if (with_log) {
       log = sys.spawn(fake_replica, box);
       to_stop.push_back(caf::actor_cast<caf::actor>(log));
@@ -79,8 +86,8 @@ struct cg_fixture : test::sim_fixture {
   }
 
   consumer_group_coordinator_actor spawn_coordinator(consumer_group_image in) {
-    auto c = sys.spawn(consumer_group_coordinator, std::string{"g"},
-                       group_config{}, uint64_t{42}, listener, log,
+    auto c = sys.spawn(consumer_group_coordinator, std::string{"g"}, config,
+                       uint64_t{42}, listener, log,
                        topic_partition{"__consumer_offsets", 3}, topics,
                        std::move(in));
     to_stop.push_back(caf::actor_cast<caf::actor>(c));
@@ -312,6 +319,29 @@ TEST_CASE("new partitions of a subscribed topic are assigned on the next "
   fx.beat(m1);
   CHECK(m1.epoch == 2);
   CHECK(partition_count(m1.owned) == 8);
+}
+
+TEST_CASE("the assignment timer runs a delayed target assignment without "
+          "waiting for a heartbeat (KIP-1263)") {
+  cg_fixture fx{true, 1000};
+  client m1{"m1"};
+  client m2{"m2"};
+  fx.beat(m1);
+  REQUIRE(partition_count(m1.owned) == 6);
+  fx.advance(200, 10);
+  fx.beat(m2);
+  // Within the interval: m2 is in the group with nothing yet.
+  CHECK(m2.owned.empty());
+  CHECK(fx.describe().assignment_epoch == 1);
+  // The coordinator's delayed send runs the assignor at 1000 ms; m1 learns
+  // of its revocation with its next heartbeat, m2 then gets its share.
+  fx.advance(800, 10);
+  CHECK(fx.describe().assignment_epoch == 2);
+  fx.beat(m1);
+  CHECK(partition_count(m1.owned) == 3);
+  fx.beat(m1);
+  fx.beat(m2);
+  CHECK(partition_count(m2.owned) == 3);
 }
 
 TEST_CASE("the coordinator reports the group's transitions and lists the "

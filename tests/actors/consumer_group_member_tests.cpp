@@ -75,7 +75,15 @@ struct member_fixture : test::sim_fixture {
       owned.insert(s.assignment.begin(), s.assignment.end());
       total += s.assignment.size();
     }
-    return owned.size() == partitions && total == partitions;
+    if (owned.size() != partitions || total != partitions)
+      return false;
+    // The members alone can look settled while the coordinator still
+    // waits to run its assignor (group.consumer.assignment.interval.ms):
+    // the group itself must be Stable.
+    auto d = ask<consumer_group_describe_response>(
+      coordinator(), consumer_group_describe_request{{"billing"}, false});
+    return d.ready() && d.get().groups.size() == 1
+           && d.get().groups[0].group_state == "Stable";
   }
 
   void settle(const std::vector<consumer_actor>& live, int64_t max_ms,

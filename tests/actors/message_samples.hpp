@@ -171,6 +171,7 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     consumer_group_topics{{{uuid{1, 2}, "t", 6}}},
     consumer_group_session_timeout{"m", 7},
     consumer_group_rebalance_timeout{"m", 8},
+    consumer_group_assignment_timeout{9},
     zk_request{
       {zk_operation::kind::create, "/brokers/ids/1", "{}", -1, true, false}},
     zk_multi_request{

@@ -48,15 +48,20 @@ to_wire(const partition_assignment& a) {
   return xs;
 }
 
+/// Kafka's defaults (45 s sessions, 5 s heartbeats) with the assignor run
+/// on every change, as Kafka 4.0 to 4.2 do; the batching tests turn
+/// group.consumer.assignment.interval.ms back on.
 inline group_config consumer_config() {
-  group_config cfg; // Kafka's defaults: 45 s sessions, 5 s heartbeats
+  group_config cfg;
+  cfg.consumer_assignment_interval_ms = 0;
   return cfg;
 }
 
 struct cg_driver {
   struct timer {
+    enum kind_t { session, rebalance, assignment };
     int64_t due;
-    bool session; // else rebalance
+    kind_t kind;
     std::string member_id;
     uint64_t id;
   };
@@ -79,9 +84,16 @@ struct cg_driver {
     for (auto& r : fx.records)
       records.push_back(std::move(r));
     for (auto& t : fx.session_timers)
-      timers.push_back({now + t.delay_ms, true, t.member_id, t.timer});
+      timers.push_back(
+        {now + t.delay_ms, timer::session, t.member_id, t.timer});
     for (auto& t : fx.rebalance_timers)
-      timers.push_back({now + t.delay_ms, false, t.member_id, t.timer});
+      timers.push_back(
+        {now + t.delay_ms, timer::rebalance, t.member_id, t.timer});
+    if (fx.assignment_timer)
+      timers.push_back({now + fx.assignment_timer->delay_ms,
+                        timer::assignment,
+                        {},
+                        fx.assignment_timer->timer});
     for (auto& t : fx.transitions)
       transitions.push_back(std::move(t));
   }
@@ -105,10 +117,12 @@ struct cg_driver {
       auto t = *next;
       timers.erase(next);
       now = std::max(now, t.due);
-      if (t.session)
+      if (t.kind == timer::session)
         g.on_session_timer(t.member_id, t.id, now);
-      else
+      else if (t.kind == timer::rebalance)
         g.on_rebalance_timer(t.member_id, t.id, now);
+      else
+        g.on_assignment_timer(t.id, now);
       collect();
     }
     now = until;

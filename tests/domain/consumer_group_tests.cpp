@@ -420,6 +420,154 @@ TEST_CASE("a subscription change bumps the group epoch and recomputes the "
   CHECK(a.at(u.id) == std::set<int32_t>{0, 1});
 }
 
+// -- assignment batching (Kafka 4.3, KIP-1263) -----------------------------------
+
+namespace {
+
+group_config batching(int32_t interval_ms = 1000) {
+  auto cfg = consumer_config();
+  cfg.consumer_assignment_interval_ms = interval_ms;
+  return cfg;
+}
+
+} // namespace
+
+TEST_CASE("group.consumer.assignment.interval.ms defaults to Kafka 4.3's "
+          "1000 ms") {
+  CHECK(group_config{}.consumer_assignment_interval_ms == 1000);
+  std::vector<std::string> errors;
+  cluster_config cfg;
+  apply_properties({{"group.consumer.assignment.interval.ms", "0"}}, cfg,
+                   errors);
+  CHECK(errors.empty());
+  CHECK(cfg.group.consumer_assignment_interval_ms == 0);
+  apply_properties({{"group.consumer.assignment.interval.ms", "-1"}}, cfg,
+                   errors);
+  CHECK(errors.size() == 1);
+}
+
+TEST_CASE("the first assignment of a group runs at once, the next waits for "
+          "the assignment interval") {
+  cg_driver d{batching()};
+  auto first = d.join("m1");
+  CHECK(d.g.assignment_epoch() == 1);
+  REQUIRE(first.assignment);
+  CHECK(partition_count(from_wire(first.assignment->topic_partitions)) == 6);
+  d.advance(300);
+  // m2 bumps the group epoch; the assignor does not run yet: m2 gets the
+  // last target's epoch and nothing, and the group is Assigning.
+  auto j = d.join("m2");
+  CHECK(d.g.group_epoch() == 2);
+  CHECK(d.g.assignment_epoch() == 1);
+  CHECK(j.member_epoch == 1);
+  REQUIRE(j.assignment);
+  CHECK(j.assignment->topic_partitions.empty());
+  CHECK(d.g.state() == consumer_group_state::assigning);
+  // m1 keeps all it has meanwhile.
+  auto r = d.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
+  CHECK(r.member_epoch == 1);
+  CHECK(!r.assignment);
+  // 1000 ms after the first run the timer runs the assignor: one run for
+  // the epoch, without waiting for a heartbeat.
+  d.advance(699);
+  CHECK(d.g.assignment_epoch() == 1);
+  d.advance(1);
+  CHECK(d.g.assignment_epoch() == 2);
+  CHECK(partition_count(d.g.target_of("m1")) == 3);
+  CHECK(partition_count(d.g.target_of("m2")) == 3);
+  auto revoke = d.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
+  REQUIRE(revoke.assignment);
+  CHECK(partition_count(from_wire(revoke.assignment->topic_partitions)) == 3);
+}
+
+TEST_CASE("changes within one assignment interval share one assignor run") {
+  cg_driver d{batching()};
+  d.join("m1");
+  for (int i = 2; i <= 5; ++i) {
+    d.advance(100);
+    d.join("m" + std::to_string(i));
+  }
+  CHECK(d.g.group_epoch() == 5);
+  CHECK(d.g.assignment_epoch() == 1);
+  // One timer for the interval, whatever the number of changes.
+  int armed = 0;
+  for (const auto& t : d.timers)
+    armed += t.kind == cg_driver::timer::assignment;
+  CHECK(armed == 1);
+  d.advance(600);
+  CHECK(d.g.assignment_epoch() == 5);
+  size_t targets = 0;
+  for (int i = 1; i <= 5; ++i)
+    targets += partition_count(d.g.target_of("m" + std::to_string(i)));
+  CHECK(targets == 6);
+}
+
+TEST_CASE(
+  "a heartbeat after the assignment interval runs the assignor itself") {
+  cg_driver d{batching()};
+  d.join("m1");
+  d.advance(1500);
+  // The interval has passed: m2's join runs the assignor at once.
+  d.join("m2");
+  CHECK(d.g.assignment_epoch() == 2);
+  CHECK(partition_count(d.g.target_of("m2")) == 3);
+}
+
+TEST_CASE("group.consumer.assignment.interval.ms 0 runs the assignor on every "
+          "change") {
+  cg_driver d{batching(0)};
+  d.join("m1");
+  d.join("m2");
+  CHECK(d.g.assignment_epoch() == 2);
+  for (const auto& t : d.timers)
+    CHECK(t.kind != cg_driver::timer::assignment);
+}
+
+TEST_CASE("a member that unsubscribes from a topic revokes its partitions "
+          "before the next assignment runs") {
+  auto u = make_topic("u", 2);
+  cg_driver d{batching(), {t6, u}};
+  auto j = d.join("m1", {"t", "u"});
+  REQUIRE(j.assignment);
+  auto all = from_wire(j.assignment->topic_partitions);
+  CHECK(partition_count(all) == 8);
+  d.advance(200);
+  // m1 drops u: the target still gives it u (the assignor waits), but it
+  // is told to let u go at once and keeps t.
+  auto req = cg_driver::beat_req("m1", 1, all);
+  req.subscribed_topic_names = std::vector<std::string>{"t"};
+  auto r = d.send(req);
+  CHECK(d.g.assignment_epoch() == 1);
+  REQUIRE(r.assignment);
+  auto kept = from_wire(r.assignment->topic_partitions);
+  CHECK(kept == parts(t6, {0, 1, 2, 3, 4, 5}));
+  CHECK(d.member("m1").pending_revocation == parts(u, {0, 1}));
+  // Once it reports u gone it is stable with t alone.
+  d.beat("m1", r.member_epoch, kept);
+  CHECK(d.member("m1").state == member_state::stable);
+  CHECK(d.member("m1").assigned == kept);
+  CHECK(d.member("m1").pending_revocation.empty());
+}
+
+TEST_CASE("a restored group runs its next assignment at once") {
+  cg_driver d{batching()};
+  d.join("m1");
+  d.advance(100);
+  d.join("m2");
+  CHECK(d.g.assignment_epoch() == 1);
+  // A new coordinator takes over from the records: its first change runs
+  // the assignor without waiting for the old coordinator's interval.
+  cg_driver e{batching()};
+  e.now = d.now;
+  consumer_group_image image;
+  for (const auto& rec : d.records)
+    image.apply(rec);
+  e.g.restore(image, e.now);
+  e.collect();
+  e.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
+  CHECK(e.g.assignment_epoch() == 2);
+}
+
 TEST_CASE("more partitions on a subscribed topic bump the group epoch on the "
           "next heartbeat") {
   cg_driver d;
@@ -630,12 +778,18 @@ TEST_CASE("after the coordinator gives the group up every request gets "
 
 TEST_CASE("no partition is ever owned by two members at once, whatever the "
           "joins, leaves, crashes, lost answers and topic changes (seeded)") {
+  // Without and with assignment batching (KIP-1263): a target that lags
+  // behind the group epoch must not give a partition two owners either.
+  auto interval = GENERATE(0, 1000);
+  auto cfg = consumer_config();
+  cfg.consumer_assignment_interval_ms = interval;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
-    INFO("seed " << seed);
+    INFO("seed " << seed << ", group.consumer.assignment.interval.ms "
+                 << interval);
     std::mt19937_64 rng(seed);
     auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
     std::vector<topic_info> topics{make_topic("t", 8), make_topic("u", 5)};
-    cg_driver d{consumer_config(), topics};
+    cg_driver d{cfg, topics};
     std::vector<client> clients;
     std::vector<bool> needs_full;
     int next_id = 0;
