@@ -83,6 +83,7 @@ void tracker_state::on(const group_event& e) {
   if (idx < 0 || static_cast<size_t>(idx) >= groups.size())
     return;
   auto& g = groups[static_cast<size_t>(idx)];
+  g.coordinator_state = e.to;
   // A classic group rebalances in PreparingRebalance; a KIP-848 group
   // computes a new target assignment in Assigning (its group epoch moved).
   if (e.to == "PreparingRebalance" || e.to == "Assigning") {
@@ -92,6 +93,7 @@ void tracker_state::on(const group_event& e) {
             && e.reason.find(" expired") != std::string::npos))
       ++g.expiries;
   }
+  update(static_cast<int32_t>(idx));
 }
 
 void tracker_state::update(int32_t group) {
@@ -102,7 +104,9 @@ void tracker_state::update(int32_t group) {
   bool stable = false;
   if (!g.at_generation.empty()) {
     auto& [generation, holders] = *g.at_generation.rbegin();
-    stable = holders == g.alive && g.assigned_total == g.partitions;
+    stable =
+      holders == g.alive && g.assigned_total == g.partitions
+      && (g.coordinator_state.empty() || g.coordinator_state == "Stable");
     if (stable && (!g.stable || g.stable_generation != generation)) {
       g.stable_since = steady::now();
       g.stable_generation = generation;
