@@ -71,6 +71,15 @@ void forget_coordinator(const call& c, const std::string& group, error_code e) {
     c.cache().coordinators.erase(group);
 }
 
+/// The broker id of a coordinator's handle, -1 when the cluster view does
+/// not know it.
+int32_t broker_id_of(const call& c, const broker_actor& b) {
+  for (auto& bi : c.cluster().brokers())
+    if (bi.handle == caf::actor_cast<caf::actor>(b))
+      return bi.node_id;
+  return -1;
+}
+
 void add_partitions(
   google::protobuf::RepeatedPtrField<pb::TopicPartitions>* out,
   const std::vector<topic_partition>& tps) {
@@ -193,10 +202,7 @@ void describe_consumer_group(const call& c, broker_actor b,
       out->set_group_epoch(g.group_epoch);
       out->set_assignment_epoch(g.assignment_epoch);
       out->set_assignor(g.assignor_name);
-      out->set_coordinator(-1);
-      for (auto& bi : c.cluster().brokers())
-        if (bi.handle == caf::actor_cast<caf::actor>(b))
-          out->set_coordinator(bi.node_id);
+      out->set_coordinator(broker_id_of(c, b));
       out->set_error_name("NONE");
       std::vector<topic_partition> assigned;
       for (auto& m : g.members) {
@@ -253,10 +259,7 @@ void describe_group(const call& c) {
         out->set_protocol_type(g.protocol_type);
         out->set_protocol(g.protocol_data);
         out->set_leader(g.leader);
-        out->set_coordinator(-1);
-        for (auto& bi : c.cluster().brokers())
-          if (bi.handle == caf::actor_cast<caf::actor>(b))
-            out->set_coordinator(bi.node_id);
+        out->set_coordinator(broker_id_of(c, b));
         out->set_error_name("NONE");
         std::vector<topic_partition> assigned;
         for (auto& m : g.members) {
