@@ -7,36 +7,15 @@
 
 #include "actors/node.hpp"
 #include "domain/log/record_batch.hpp"
+#include "tests/actors/record_values.hpp"
 #include "tests/actors/sim_fixture.hpp"
 #include "tests/actors/temp_dir.hpp"
 
 using namespace troupe;
+using troupe::test::batch_of;
+using troupe::test::values_of;
 
 namespace {
-
-/// A batch of an idempotent producer: `values` from sequence `first`.
-bytes idempotent_batch(const std::vector<std::string>& values, int64_t pid,
-                       int16_t epoch, int32_t first) {
-  std::vector<record> rs;
-  for (auto& v : values)
-    rs.push_back({std::nullopt, bytes(v.begin(), v.end()), 1000, {}});
-  return encode_batch(0, 0, rs, pid, epoch, first);
-}
-
-std::vector<std::string> values_of(const bytes& records) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos < records.size()) {
-    auto size = next_batch_size(records.data() + pos, records.size() - pos);
-    REQUIRE(size);
-    auto rs = decode_records(records.data() + pos, *size);
-    REQUIRE(rs);
-    for (auto& r : *rs)
-      out.emplace_back(r.value->begin(), r.value->end());
-    pos += *size;
-  }
-  return out;
-}
 
 struct idempotence_fixture : test::sim_fixture {
   test::temp_dir dir;
@@ -75,8 +54,8 @@ struct idempotence_fixture : test::sim_fixture {
   }
 
   produce_response produce(bytes batch, int16_t acks = -1) {
-    auto p = ask<produce_response>(leader(),
-                                   produce_request{tp, acks, 30000, batch});
+    auto p =
+      ask<produce_response>(leader(), produce_request{tp, acks, 30000, batch});
     REQUIRE(p.ready());
     return p.get();
   }
@@ -112,7 +91,7 @@ using strings = std::vector<std::string>;
 TEST_CASE("a batch retried after its acknowledgement was lost is stored once "
           "and answered with its original offset") {
   idempotence_fixture fx;
-  auto first = idempotent_batch({"a", "b", "c"}, 4000, 0, 0);
+  auto first = batch_of({"a", "b", "c"}, 4000, 0, 0);
   auto original = fx.produce(first);
   REQUIRE(original.error == error_code::none);
   CHECK(original.base_offset == 0);
@@ -120,7 +99,7 @@ TEST_CASE("a batch retried after its acknowledgement was lost is stored once "
   auto retry = fx.produce(first);
   CHECK(retry.error == error_code::none);
   CHECK(retry.base_offset == 0);
-  auto next = fx.produce(idempotent_batch({"d"}, 4000, 0, 3));
+  auto next = fx.produce(batch_of({"d"}, 4000, 0, 3));
   CHECK(next.base_offset == 3);
   CHECK(fx.consume() == strings{"a", "b", "c", "d"});
 }
@@ -128,7 +107,7 @@ TEST_CASE("a batch retried after its acknowledgement was lost is stored once "
 TEST_CASE("a retry that arrives while the original is still being appended "
           "waits for it and gets the same offset") {
   idempotence_fixture fx;
-  auto batch = idempotent_batch({"a", "b"}, 4001, 0, 0);
+  auto batch = batch_of({"a", "b"}, 4001, 0, 0);
   auto to = fx.leader();
   produce_request req{fx.tp, -1, 30000, batch};
   // Both reach the leader before its log manager appended the first.
@@ -154,8 +133,8 @@ TEST_CASE("a retry that arrives while the original is still being appended "
 TEST_CASE("a batch retried after the leader changed is stored once: the new "
           "leader rebuilds the producer state from its log") {
   idempotence_fixture fx;
-  auto first = idempotent_batch({"a", "b"}, 4002, 0, 0);
-  auto second = idempotent_batch({"c"}, 4002, 0, 2);
+  auto first = batch_of({"a", "b"}, 4002, 0, 0);
+  auto second = batch_of({"c"}, 4002, 0, 2);
   REQUIRE(fx.produce(first).error == error_code::none);
   REQUIRE(fx.produce(second).base_offset == 2);
   auto old_leader = fx.state().leader;
@@ -169,23 +148,22 @@ TEST_CASE("a batch retried after the leader changed is stored once: the new "
   CHECK(retry.base_offset == 2);
   // An older retained batch is a duplicate too, and the sequence goes on.
   CHECK(fx.produce(first).base_offset == 0);
-  CHECK(fx.produce(idempotent_batch({"d"}, 4002, 0, 3)).base_offset == 3);
+  CHECK(fx.produce(batch_of({"d"}, 4002, 0, 3)).base_offset == 3);
   CHECK(fx.consume() == strings{"a", "b", "c", "d"});
 }
 
 TEST_CASE("a sequence gap is refused with OUT_OF_ORDER_SEQUENCE_NUMBER and "
           "an older producer epoch with INVALID_PRODUCER_EPOCH") {
   idempotence_fixture fx;
-  REQUIRE(fx.produce(idempotent_batch({"a"}, 4003, 2, 0)).error
-          == error_code::none);
-  auto gap = fx.produce(idempotent_batch({"b"}, 4003, 2, 5));
+  REQUIRE(fx.produce(batch_of({"a"}, 4003, 2, 0)).error == error_code::none);
+  auto gap = fx.produce(batch_of({"b"}, 4003, 2, 5));
   CHECK(gap.error == error_code::out_of_order_sequence_number);
   CHECK_FALSE(gap.error_message.empty());
-  CHECK(fx.produce(idempotent_batch({"b"}, 4003, 1, 1)).error
+  CHECK(fx.produce(batch_of({"b"}, 4003, 1, 1)).error
         == error_code::invalid_producer_epoch);
   // A producer without an id is not checked at all.
-  CHECK(fx.produce(encode_batch(0, 0, {{std::nullopt, bytes{'x'}, 1000, {}}}))
-          .error
-        == error_code::none);
+  CHECK(
+    fx.produce(encode_batch(0, 0, {{std::nullopt, bytes{'x'}, 1000, {}}})).error
+    == error_code::none);
   CHECK(fx.consume() == strings{"a", "x"});
 }

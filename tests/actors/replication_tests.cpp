@@ -15,36 +15,17 @@
 #include "domain/java_hash.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/replication/cluster_metadata.hpp"
+#include "tests/actors/record_values.hpp"
 #include "tests/actors/sim_fixture.hpp"
 #include "tests/actors/temp_dir.hpp"
 
 using namespace troupe;
+using troupe::test::batch_of;
+using troupe::test::values_of;
 
 namespace {
 
 constexpr int64_t lag_ms = 10000;
-
-bytes batch_of(const std::vector<std::string>& values) {
-  std::vector<record> rs;
-  for (auto& v : values)
-    rs.push_back({std::nullopt, bytes(v.begin(), v.end()), 1000, {}});
-  return encode_batch(0, 0, rs);
-}
-
-std::vector<std::string> values_of(const bytes& records) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos < records.size()) {
-    auto size = next_batch_size(records.data() + pos, records.size() - pos);
-    REQUIRE(size);
-    auto rs = decode_records(records.data() + pos, *size);
-    REQUIRE(rs);
-    for (auto& r : *rs)
-      out.emplace_back(r.value->begin(), r.value->end());
-    pos += *size;
-  }
-  return out;
-}
 
 struct cluster_fixture : test::sim_fixture {
   test::temp_dir dir;
