@@ -127,15 +127,16 @@ error_code append_as_follower(log_manager_ptr self, managed_log& m,
   return error_code::none;
 }
 
-/// Kafka's offsetsForTimes: the first record whose timestamp is at or after
-/// `timestamp` (a scan of the batch headers, then of one batch's records;
-/// Kafka keeps a time index for this).
-list_offsets_response offset_for_time(managed_log& m, int64_t timestamp) {
+/// Walks the log's batches from its start; `visit(header, data, size)`
+/// returns false to stop. Answers the read's error, or CORRUPT_MESSAGE for
+/// a batch whose header does not fit.
+template <class Visit>
+error_code for_each_batch(managed_log& m, Visit visit) {
   auto offset = m.log->log_start_offset();
   while (offset < m.log->log_end_offset()) {
     auto chunk = m.log->read(offset, 1 << 20);
     if (chunk.error != error_code::none)
-      return {chunk.error, -1, -1};
+      return chunk.error;
     if (chunk.records.empty())
       break;
     auto& r = chunk.records;
@@ -144,21 +145,39 @@ list_offsets_response offset_for_time(managed_log& m, int64_t timestamp) {
       auto h = parse_header(r.data() + pos, r.size() - pos);
       if (!h || h->size_in_bytes() <= 0
           || pos + static_cast<size_t>(h->size_in_bytes()) > r.size())
-        return {error_code::corrupt_message, -1, -1};
+        return error_code::corrupt_message;
       auto size = static_cast<size_t>(h->size_in_bytes());
-      if (h->max_timestamp >= timestamp) {
-        auto epoch = h->partition_leader_epoch;
-        if (auto records = decode_records(r.data() + pos, size))
-          for (auto& rec : *records)
-            if (rec.timestamp >= timestamp)
-              return {error_code::none, rec.timestamp, rec.offset, epoch};
-        return {error_code::none, h->max_timestamp, h->base_offset, epoch};
-      }
+      if (!visit(*h, r.data() + pos, size))
+        return error_code::none;
       offset = h->base_offset + h->last_offset_delta + 1;
       pos += size;
     }
   }
-  return {error_code::none, -1, -1};
+  return error_code::none;
+}
+
+/// Kafka's offsetsForTimes: the first record whose timestamp is at or after
+/// `timestamp` (a scan of the batch headers, then of one batch's records;
+/// Kafka keeps a time index for this).
+list_offsets_response offset_for_time(managed_log& m, int64_t timestamp) {
+  list_offsets_response found{error_code::none, -1, -1};
+  auto e = for_each_batch(
+    m, [&](const batch_header& h, const uint8_t* data, size_t size) {
+      if (h.max_timestamp < timestamp)
+        return true;
+      auto epoch = h.partition_leader_epoch;
+      found = {error_code::none, h.max_timestamp, h.base_offset, epoch};
+      if (auto records = decode_records(data, size))
+        for (auto& rec : *records)
+          if (rec.timestamp >= timestamp) {
+            found = {error_code::none, rec.timestamp, rec.offset, epoch};
+            break;
+          }
+      return false;
+    });
+  if (e != error_code::none)
+    return {e, -1, -1};
+  return found;
 }
 
 /// ListOffsets' MAX_TIMESTAMP (KIP-734), as Kafka's UnifiedLog answers it:
@@ -167,37 +186,21 @@ list_offsets_response offset_for_time(managed_log& m, int64_t timestamp) {
 /// decompress, answers its base offset).
 list_offsets_response offset_of_max_timestamp(managed_log& m) {
   std::optional<batch_header> best;
-  size_t best_size = 0;
   bytes best_bytes;
-  auto offset = m.log->log_start_offset();
-  while (offset < m.log->log_end_offset()) {
-    auto chunk = m.log->read(offset, 1 << 20);
-    if (chunk.error != error_code::none)
-      return {chunk.error, -1, -1};
-    if (chunk.records.empty())
-      break;
-    auto& r = chunk.records;
-    size_t pos = 0;
-    while (pos < r.size()) {
-      auto h = parse_header(r.data() + pos, r.size() - pos);
-      if (!h || h->size_in_bytes() <= 0
-          || pos + static_cast<size_t>(h->size_in_bytes()) > r.size())
-        return {error_code::corrupt_message, -1, -1};
-      auto size = static_cast<size_t>(h->size_in_bytes());
-      if (!best || h->max_timestamp > best->max_timestamp) {
+  auto e = for_each_batch(
+    m, [&](const batch_header& h, const uint8_t* data, size_t size) {
+      if (!best || h.max_timestamp > best->max_timestamp) {
         best = h;
-        best_size = size;
-        best_bytes.assign(r.begin() + static_cast<std::ptrdiff_t>(pos),
-                          r.begin() + static_cast<std::ptrdiff_t>(pos + size));
+        best_bytes.assign(data, data + size);
       }
-      offset = h->base_offset + h->last_offset_delta + 1;
-      pos += size;
-    }
-  }
+      return true;
+    });
+  if (e != error_code::none)
+    return {e, -1, -1};
   if (!best)
     return {error_code::none, -1, -1};
   auto epoch = best->partition_leader_epoch;
-  if (auto records = decode_records(best_bytes.data(), best_size))
+  if (auto records = decode_records(best_bytes.data(), best_bytes.size()))
     for (auto& rec : *records)
       if (rec.timestamp == best->max_timestamp)
         return {error_code::none, rec.timestamp, rec.offset, epoch};

@@ -441,6 +441,32 @@ TEST_CASE("ListOffsets by timestamp finds the first record at or after it") {
   CHECK(at(9999).offset == -1);
 }
 
+TEST_CASE("ListOffsets MAX_TIMESTAMP finds the first record with the "
+          "largest timestamp (KIP-734)") {
+  cluster_fixture fx;
+  auto produce = [&](std::initializer_list<int64_t> timestamps) {
+    std::vector<record> rs;
+    for (auto ts : timestamps)
+      rs.push_back({std::nullopt, bytes{1}, ts, {}});
+    auto p = fx.ask<produce_response>(
+      fx.leader(), produce_request{fx.tp, -1, 1000, encode_batch(0, 0, rs)});
+    REQUIRE(p.get().error == error_code::none);
+  };
+  auto max = [&] {
+    return fx
+      .ask<list_offsets_response>(
+        fx.leader(), list_offsets_request{fx.tp, max_timestamp_lookup})
+      .get();
+  };
+  CHECK(max().offset == -1); // an empty log has none
+  produce({1000, 5000, 2000});
+  produce({3000, 5000});
+  auto r = max();
+  CHECK(r.error == error_code::none);
+  CHECK(r.timestamp == 5000);
+  CHECK(r.offset == 1); // the first batch holding 5000 wins
+}
+
 TEST_CASE("a broker stopped while a commit waits for __consumer_offsets "
           "answers it NOT_COORDINATOR") {
   cluster_fixture fx;
