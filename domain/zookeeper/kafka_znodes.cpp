@@ -1,11 +1,11 @@
 #include "domain/zookeeper/kafka_znodes.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <limits>
 
 #include <nlohmann/json.hpp>
 
+#include "domain/json_string.hpp"
 #include "domain/zookeeper/scala_map_order.hpp"
 
 namespace troupe::zk {
@@ -15,49 +15,6 @@ namespace {
 using json = nlohmann::json;
 
 // -- writing JSON as Jackson does -------------------------------------------------
-
-// Jackson's default escaping: '"', '\\' and the short escapes; other
-// control characters as \u00XX with upper-case hex; everything else,
-// non-ASCII included, as is.
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04X", c);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
 
 std::string json_int_array(const std::vector<int32_t>& xs) {
   std::string out = "[";
@@ -93,7 +50,7 @@ struct json_members {
                             [key](auto& m) { return m.first == key; });
       if (out.size() > 1)
         out += ',';
-      out += json_string(i->first);
+      out += json_quote(i->first);
       out += ':';
       out += i->second;
     }
@@ -459,14 +416,14 @@ std::string encode_broker_registration(const broker_registration& broker) {
   for (auto& endpoint : broker.endpoints) {
     if (endpoints.size() > 1)
       endpoints += ',';
-    endpoints += json_string(connection_string(endpoint));
+    endpoints += json_quote(connection_string(endpoint));
   }
   endpoints += ']';
   // `.toMap` of (listener -> protocol): a repeated listener keeps its first
   // place and its last protocol.
   json_members protocols;
   for (auto& endpoint : broker.endpoints) {
-    auto value = json_string(to_string(endpoint.protocol));
+    auto value = json_quote(to_string(endpoint.protocol));
     auto i =
       std::find_if(protocols.members.begin(), protocols.members.end(),
                    [&](auto& m) { return m.first == endpoint.listener; });
@@ -480,14 +437,14 @@ std::string encode_broker_registration(const broker_registration& broker) {
   json_members m;
   m.add("version", "5");
   m.add("host", plaintext && !plaintext->host.empty()
-                  ? json_string(plaintext->host)
+                  ? json_quote(plaintext->host)
                   : "null");
   m.add("port", std::to_string(plaintext ? plaintext->port : -1));
   m.add("endpoints", endpoints);
   m.add("jmx_port", std::to_string(broker.jmx_port));
-  m.add("timestamp", json_string(std::to_string(broker.timestamp_ms)));
+  m.add("timestamp", json_quote(std::to_string(broker.timestamp_ms)));
   if (broker.rack)
-    m.add("rack", json_string(*broker.rack));
+    m.add("rack", json_quote(*broker.rack));
   m.add("listener_security_protocol_map", protocols.write_immutable_map());
   m.add("features", "{}");
   constexpr size_t created_with = 6;
@@ -582,7 +539,7 @@ std::string encode_controller(int32_t broker_id, int64_t timestamp_ms) {
   json_members m;
   m.add("version", "1");
   m.add("brokerid", std::to_string(broker_id));
-  m.add("timestamp", json_string(std::to_string(timestamp_ms)));
+  m.add("timestamp", json_quote(std::to_string(timestamp_ms)));
   return m.write_immutable_map();
 }
 
@@ -644,7 +601,7 @@ std::string encode_topic_assignment(const topic_assignment& topic) {
   m.add("adding_replicas", adding.write_mutable_map(0));
   m.add("removing_replicas", removing.write_mutable_map(0));
   if (topic.topic_id)
-    m.add("topic_id", json_string(to_string(*topic.topic_id)));
+    m.add("topic_id", json_quote(to_string(*topic.topic_id)));
   constexpr size_t created_with = 4;
   return m.write_mutable_map(created_with);
 }
@@ -746,8 +703,8 @@ decoded<leader_isr_state> decode_partition_state(std::string_view text) {
 
 std::string encode_cluster_id(std::string_view cluster_id) {
   json_members m;
-  m.add("version", json_string("1"));
-  m.add("id", json_string(cluster_id));
+  m.add("version", json_quote("1"));
+  m.add("id", json_quote(cluster_id));
   return m.write_immutable_map();
 }
 
@@ -777,8 +734,8 @@ std::string encode_producer_id_block(const producer_id_block& block) {
   json_members m;
   m.add("version", "1");
   m.add("broker", std::to_string(block.broker_id));
-  m.add("block_start", json_string(std::to_string(block.first)));
-  m.add("block_end", json_string(std::to_string(block.last)));
+  m.add("block_start", json_quote(std::to_string(block.first)));
+  m.add("block_end", json_quote(std::to_string(block.last)));
   return m.write_immutable_map();
 }
 

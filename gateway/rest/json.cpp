@@ -1,6 +1,5 @@
 #include "gateway/rest/json.hpp"
 
-#include <cstdio>
 #include <unordered_map>
 
 #include <google/protobuf/struct.pb.h>
@@ -101,42 +100,6 @@ bool from_json(std::string_view text, google::protobuf::Message& msg,
   if (pbu::JsonStringToMessage(std::string{text}, &shape, opt).ok())
     return check_arrays(msg.GetDescriptor(), shape, error);
   return true;
-}
-
-std::string json_quote(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  out += '"';
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x",
-                        static_cast<unsigned char>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
 }
 
 bool parse_json_value(std::string_view text, std::string* compact) {

@@ -9,6 +9,8 @@
 
 #include <google/protobuf/message.h>
 
+#include "domain/json_string.hpp" // json_quote
+
 namespace troupe::rest {
 
 /// `msg` as JSON with its proto field names (snake_case, as REST Proxy) and
@@ -32,9 +34,6 @@ std::string to_json_array(const Container& msgs) {
 /// where an array belongs are errors (`error` says which).
 bool from_json(std::string_view text, google::protobuf::Message& msg,
                std::string& error);
-
-/// `s` as a JSON string literal, quotes included.
-std::string json_quote(std::string_view s);
 
 /// Whether `text` is one well-formed JSON value; `compact` gets it
 /// re-printed without insignificant whitespace.
