@@ -139,6 +139,51 @@ bool wait_stable(caf::scoped_actor& self,
   return false;
 }
 
+/// Every partition of `topic` owned by exactly one of `consumers`, as each
+/// consumer itself reports its assignment (what the leader's SyncGroup gave
+/// it), and the group's coordinator describes the group as Stable with the
+/// same members in the same generation.
+bool check_assignment(caf::scoped_actor& self,
+                      const std::vector<consumer_actor>& consumers,
+                      const broker_actor& coordinator, const std::string& group,
+                      const std::string& topic, int32_t partitions,
+                      int32_t generation) {
+  std::map<int32_t, int> owners;
+  bool ok = true;
+  for (auto& c : consumers) {
+    consumer_status s;
+    self->request(c, std::chrono::seconds(5), consumer_status_request{})
+      .receive([&](consumer_status& x) { s = std::move(x); },
+               [&](caf::error&) { s.state = "unreachable"; });
+    for (auto& tp : s.assignment)
+      if (tp.topic == topic && tp.partition >= 0 && tp.partition < partitions)
+        ++owners[tp.partition];
+      else
+        ok = false;
+  }
+  for (int32_t p = 0; p < partitions; ++p)
+    if (owners[p] != 1) {
+      std::printf("!! partition %s-%d has %d owners\n", topic.c_str(), p,
+                  owners[p]);
+      ok = false;
+    }
+  describe_groups_response res;
+  self
+    ->request(coordinator, std::chrono::seconds(5),
+              describe_groups_request{{group}})
+    .receive([&](describe_groups_response& x) { res = std::move(x); },
+             [&](caf::error&) {});
+  if (res.groups.size() != 1 || res.groups[0].state != "Stable"
+      || res.groups[0].generation_id != generation
+      || res.groups[0].members.size() != consumers.size()) {
+    std::printf("!! the coordinator does not describe %s as Stable in "
+                "generation %d with %zu members\n",
+                group.c_str(), generation, consumers.size());
+    ok = false;
+  }
+  return ok;
+}
+
 void print_group(caf::scoped_actor& self, const broker_actor& coordinator,
                  const std::string& group, timeline& tl) {
   describe_groups_response res;
@@ -180,10 +225,23 @@ int run_demo(caf::actor_system& sys, const cluster_config& config,
               "heartbeat.interval.ms=%d\n",
               config.group.initial_rebalance_delay_ms, opt.session_timeout_ms,
               opt.heartbeat_interval_ms);
+  std::string created = "no answer";
   self
     ->request(node.brokers[0], std::chrono::seconds(5),
               create_topics_request{{{topic, opt.partitions, 1}}})
-    .receive([](create_topics_response&) {}, [](caf::error&) {});
+    .receive(
+      [&](create_topics_response& res) {
+        created = res.topics.size() != 1 ? "no result"
+                                         : error_name(res.topics[0].error);
+      },
+      [&](caf::error& err) { created = to_string(err); });
+  if (created != error_name(error_code::none)) {
+    std::printf("!! creating topic %s failed: %s\n", topic.c_str(),
+                created.c_str());
+    stop_embedded_node(node);
+    self->send_exit(printer, caf::exit_reason::user_shutdown);
+    return 1;
+  }
   broker_actor coordinator =
     node.brokers[static_cast<size_t>(partition) % node.brokers.size()];
   auto make = [&](int i) {
@@ -202,28 +260,33 @@ int run_demo(caf::actor_system& sys, const cluster_config& config,
   int exit_code = 0;
   auto expect = [&](bool ok, const char* what) {
     if (!ok) {
-      std::printf("!! %s did not happen in time\n", what);
+      std::printf("!! expected %s; it did not happen\n", what);
       exit_code = 1;
     }
     return ok;
   };
   std::vector<consumer_actor> live;
   int32_t gen = 0;
+  // After each rebalance: stable in a newer generation, and the partitions
+  // split exactly once over the consumers still in the group.
+  auto rebalanced = [&](std::chrono::seconds limit, const char* what) {
+    if (expect(wait_stable(self, live, gen, limit, &gen), what))
+      expect(check_assignment(self, live, coordinator, group, topic,
+                              opt.partitions, gen),
+             "an exclusive assignment of every partition");
+    print_group(self, coordinator, group, *tl);
+  };
 
   tl->heading(std::to_string(opt.consumers) + " consumers join group " + group
               + " for topic " + topic + " (" + std::to_string(opt.partitions)
               + " partitions)");
   for (int i = 1; i <= opt.consumers; ++i)
     live.push_back(make(i));
-  expect(wait_stable(self, live, gen, std::chrono::seconds(60), &gen),
-         "the first rebalance");
-  print_group(self, coordinator, group, *tl);
+  rebalanced(std::chrono::seconds(60), "the first rebalance");
 
   tl->heading("a new consumer joins: everyone rejoins, the leader reassigns");
   live.push_back(make(opt.consumers + 1));
-  expect(wait_stable(self, live, gen, std::chrono::seconds(60), &gen),
-         "the rebalance after a join");
-  print_group(self, coordinator, group, *tl);
+  rebalanced(std::chrono::seconds(60), "the rebalance after a join");
 
   if (live.size() >= 3) {
     tl->heading("c2 leaves cleanly (LeaveGroup): the group rebalances at "
@@ -231,19 +294,14 @@ int run_demo(caf::actor_system& sys, const cluster_config& config,
     self->request(live[1], std::chrono::seconds(10), consumer_close{})
       .receive([](consumer_status&) {}, [](caf::error&) {});
     live.erase(live.begin() + 1);
-    expect(wait_stable(self, live, gen, std::chrono::seconds(60), &gen),
-           "the rebalance after a leave");
-    print_group(self, coordinator, group, *tl);
+    rebalanced(std::chrono::seconds(60), "the rebalance after a leave");
 
     tl->heading("c3 stops heartbeating (crash): its session expires after "
                 "session.timeout.ms, then the rest rebalance");
     self->send(live[1], consumer_crash{});
     live.erase(live.begin() + 1);
-    expect(wait_stable(self, live, gen,
-                       std::chrono::seconds(opt.session_timeout_ms / 1000 + 30),
-                       &gen),
-           "the rebalance after a session expiry");
-    print_group(self, coordinator, group, *tl);
+    rebalanced(std::chrono::seconds(opt.session_timeout_ms / 1000 + 30),
+               "the rebalance after a session expiry");
   }
 
   tl->heading("shutting down: consumers leave, brokers stop");

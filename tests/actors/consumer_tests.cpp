@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -186,15 +187,25 @@ TEST_CASE("a restarted static member keeps its assignment without a "
   auto b = fx.start("b", {"range"}, "host-b");
   fx.settle({a, b}, 30000);
   auto gen = fx.status(a).generation;
+  auto a_parts = fx.status(a).assignment;
   auto b_parts = fx.status(b).assignment;
+  REQUIRE(b_parts.size() == 3);
   caf::anon_send(b, consumer_crash{});
   fx.run();
   auto b2 = fx.start("b2", {"range"}, "host-b");
   fx.advance(500, 10);
   auto s = fx.status(b2);
+  CHECK(s.state == "stable");
   CHECK(s.generation == gen);
+  auto sorted = [](std::vector<topic_partition> tps) {
+    std::sort(tps.begin(), tps.end());
+    return tps;
+  };
+  // KIP-345: the coordinator hands the returning instance the assignment
+  // its previous incarnation held, and nobody else's changes.
+  CHECK(sorted(s.assignment) == sorted(b_parts));
   CHECK(fx.status(a).generation == gen);
-  (void)b_parts;
+  CHECK(sorted(fx.status(a).assignment) == sorted(a_parts));
 }
 
 TEST_CASE("consumers with no common assignor: the newcomer fails with "

@@ -327,6 +327,44 @@ TEST_CASE("a stopped leader is replaced by the next in-sync replica with "
   CHECK(fx.state().isr.size() == 3);
 }
 
+TEST_CASE("a fetch naming an older leader epoch is fenced with "
+          "FENCED_LEADER_EPOCH, a newer one gets UNKNOWN_LEADER_EPOCH "
+          "(KIP-320)") {
+  cluster_fixture fx;
+  REQUIRE(fx.produce({"a", "b"}).get().error == error_code::none);
+  auto before = fx.state();
+  auto fetch_at = [&](int32_t broker_id, int32_t epoch) {
+    auto f = fx.ask<fetch_response>(
+      fx.broker(broker_id), fetch_request{fx.tp, -1, 0, 1 << 20, 0, 1, epoch});
+    REQUIRE(f.ready());
+    return f.get();
+  };
+  CHECK(fetch_at(before.leader, before.leader_epoch).error
+        == error_code::none);
+  fx.set_alive(before.leader, false);
+  auto after = fx.state();
+  REQUIRE(after.leader_epoch == before.leader_epoch + 1);
+  fx.settle();
+  // A client still on the old leader's epoch must refresh its metadata
+  // rather than read from a leader it does not know.
+  auto stale = fetch_at(after.leader, before.leader_epoch);
+  CHECK(stale.error == error_code::fenced_leader_epoch);
+  CHECK(stale.records.empty());
+  auto ahead = fetch_at(after.leader, after.leader_epoch + 1);
+  CHECK(ahead.error == error_code::unknown_leader_epoch);
+  CHECK(ahead.records.empty());
+  auto current = fetch_at(after.leader, after.leader_epoch);
+  CHECK(current.error == error_code::none);
+  CHECK(values_of(current.records) == std::vector<std::string>{"a", "b"});
+  // -1 opts out of the check, as consumers before KIP-320 do.
+  CHECK(fetch_at(after.leader, -1).error == error_code::none);
+  // A live follower serves no consumer fetch, whatever the epoch.
+  for (auto id : fx.followers())
+    if (id != before.leader)
+      CHECK(fetch_at(id, after.leader_epoch).error
+            == error_code::not_leader_or_follower);
+}
+
 TEST_CASE("a follower of a deposed leader truncates its divergent tail to "
           "the new leader's log for its epoch") {
   cluster_fixture fx{1, true}; // unclean election makes the divergence
