@@ -41,6 +41,8 @@ struct serve_options {
   /// troupe.http.admin.token / troupe.http.admin.enable.
   std::string http_admin_token;
   bool http_admin_enable = false;
+  /// consumer.instance.timeout.ms of the REST consumer instances.
+  int32_t consumer_instance_timeout_ms = 300000;
 };
 
 /// Starts the embedded node, the Kafka listener and the HTTP gateway, and

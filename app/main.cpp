@@ -111,6 +111,8 @@ int main(int argc, char** argv) {
   troupe::apply_process_properties(props, process, errors);
   serve_opts.http_admin_token = process.http_admin_token;
   serve_opts.http_admin_enable = process.http_admin_enable;
+  serve_opts.consumer_instance_timeout_ms =
+    process.consumer_instance_timeout_ms;
   if (demo.session_timeout_ms < cluster.group.min_session_timeout_ms
       || demo.session_timeout_ms > cluster.group.max_session_timeout_ms)
     errors.push_back("--demo-session-timeout-ms must lie within "

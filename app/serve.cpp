@@ -137,6 +137,7 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
                   + std::to_string(options.http_port);
     ac.admin_token = options.http_admin_token;
     ac.admin_enable = options.http_admin_enable;
+    ac.consumer_instance_timeout_ms = options.consumer_instance_timeout_ms;
     ac.threads = static_cast<size_t>(std::max(1, options.http_threads));
     api = std::make_shared<rest::api>(sys, config, ac);
   }

@@ -121,6 +121,9 @@ const std::vector<property_doc> docs = {
    "need Authorization: Bearer <token>"},
   {"troupe.http.admin.enable", "false",
    "without a token, allow those routes anyway (local experiments)"},
+  {"consumer.instance.timeout.ms", "300000",
+   "a REST consumer instance that gets no request for this long is deleted "
+   "(REST Proxy's property)"},
 };
 
 /// group.consumer.assignors: a comma-separated list of names or Kafka's
@@ -295,7 +298,8 @@ void apply_properties(const properties& props, cluster_config& cfg,
       ok = parse_int<int32_t>(value, cfg.zookeeper.connection_timeout_ms, 0,
                               i32max);
     else if (key.rfind("troupe.scheduler.", 0) == 0
-             || key.rfind("troupe.http.", 0) == 0)
+             || key.rfind("troupe.http.", 0) == 0
+             || key == "consumer.instance.timeout.ms")
       continue; // process settings
     else {
       errors.push_back("unknown property: " + key);
@@ -349,6 +353,12 @@ void apply_process_properties(const properties& props, process_config& cfg,
     if (!parse_int<int32_t>(i->second, cfg.threads, 0, 256))
       errors.push_back("invalid value '" + i->second
                        + "' for troupe.scheduler.threads: expected 0..256");
+  if (auto i = props.find("consumer.instance.timeout.ms"); i != props.end())
+    if (!parse_int<int32_t>(i->second, cfg.consumer_instance_timeout_ms, 1,
+                            std::numeric_limits<int32_t>::max()))
+      errors.push_back("invalid value '" + i->second
+                       + "' for consumer.instance.timeout.ms: expected "
+                         "1..2147483647");
   if (auto i = props.find("troupe.scheduler.policy"); i != props.end()) {
     if (i->second != "sharing" && i->second != "stealing")
       errors.push_back("invalid value '" + i->second

@@ -48,6 +48,9 @@ struct process_config {
   std::string http_admin_token;
   /// troupe.http.admin.enable: without a token, allow them anyway.
   bool http_admin_enable = false;
+  /// consumer.instance.timeout.ms (REST Proxy's name): a REST consumer
+  /// instance that gets no request for this long is deleted.
+  int32_t consumer_instance_timeout_ms = 300000;
 };
 
 void apply_process_properties(const properties& props, process_config& cfg,

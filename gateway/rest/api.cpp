@@ -34,6 +34,7 @@ void api::attach(const embedded_node& node, int32_t local_broker_id) {
   registry_config rc;
   rc.limits = svc_->cluster.group;
   rc.max_poll_timeout_ms = svc_->config.max_poll_timeout_ms;
+  rc.instance_timeout_ms = svc_->config.consumer_instance_timeout_ms;
   svc_->instances = spawn_instance_registry(svc_->sys, svc_->view, rc);
   caf::anon_send(svc_->hub, hub_attach{svc_->view});
 }

@@ -42,6 +42,9 @@ struct api_config {
   std::string base_uri = "http://127.0.0.1:8080";
   /// Upper bound of records?timeout=.
   int32_t max_poll_timeout_ms = 30000;
+  /// consumer.instance.timeout.ms: a consumer instance that gets no request
+  /// for this long is deleted (REST Proxy's default: 5 minutes).
+  int32_t consumer_instance_timeout_ms = 300000;
   /// troupe.http.admin.token: routes that change the cluster need
   /// `Authorization: Bearer <token>`.
   std::string admin_token;

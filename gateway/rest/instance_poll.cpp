@@ -55,7 +55,15 @@ void finish(registry_ptr self, uint64_t id, http_response res) {
   if (!ctx)
     return;
   ctx->promise.deliver(std::move(res));
+  auto* inst = self->state.find(ctx->key, ctx->uid);
   self->state.polls.erase(id);
+  // Both timers count from the end of the poll: kafka-rest renews the
+  // instance's expiration after each read, and its consumer's poll() runs
+  // until the answer.
+  if (inst) {
+    touch(self, *inst);
+    arm_poll_interval(self, *inst);
+  }
 }
 
 void finish_empty(registry_ptr self, uint64_t id) {
@@ -431,7 +439,7 @@ std::vector<std::string> matching_topics(const std::regex& pattern,
 
 caf::result<http_response> start_poll(registry_ptr self, poll_instance& req) {
   auto& st = self->state;
-  auto* inst = st.find(req.key);
+  auto* inst = requested(self, req.key);
   if (!inst)
     return v2::instance_not_found();
   switch (negotiate_records(req.accept, inst->settings.format)) {
@@ -445,7 +453,13 @@ caf::result<http_response> start_poll(registry_ptr self, poll_instance& req) {
   if (inst->kind == subscription_kind::none)
     return v2::illegal_state("Consumer is not subscribed to any topics or "
                              "assigned any partitions");
-  touch(self, *inst);
+  if (!inst->consumer) {
+    // It left the group after max.poll.interval.ms: KafkaConsumer.poll()
+    // rejoins.
+    ++inst->position_epoch;
+    inst->consumer = spawn_consumer_for(self, *inst);
+  }
+  arm_poll_interval(self, *inst);
   auto timeout =
     req.timeout_ms < 0 ? inst->settings.request_timeout_ms : req.timeout_ms;
   timeout = std::min<int64_t>(timeout, st.config.max_poll_timeout_ms);

@@ -31,10 +31,14 @@ struct instance {
   std::shared_ptr<const std::regex> compiled;
   /// Kafka's assign(): the partitions.
   std::vector<topic_partition> assigned;
-  /// troupe's client-side consumer actor; null while unsubscribed.
+  /// troupe's client-side consumer actor; null while unsubscribed, and
+  /// while subscribed after max.poll.interval.ms without a poll (it left
+  /// the group; the next poll rejoins).
   consumer_actor consumer;
+  /// Guards the consumer.instance.timeout.ms timer.
+  uint64_t idle_epoch = 0;
   /// Guards the max.poll.interval.ms timer.
-  uint64_t expiry_epoch = 0;
+  uint64_t poll_interval_epoch = 0;
   /// Bumped by every seek, (re)assignment and poll that moves a position:
   /// a poll that started before drops what it read.
   uint64_t position_epoch = 0;
@@ -72,6 +76,14 @@ struct registry_state {
     return &i->second;
   }
 
+  /// A GET .../records of the instance is waiting.
+  bool polling(uint64_t uid) const {
+    for (auto& [id, ctx] : polls)
+      if (ctx.uid == uid)
+        return true;
+    return false;
+  }
+
   static inline const char* name = "rest_instances";
 };
 
@@ -84,8 +96,16 @@ constexpr std::chrono::milliseconds broker_timeout{35000};
 
 // -- instances.cpp ------------------------------------------------------------------
 
-/// (Re)arms the instance's max.poll.interval.ms timer.
+/// The instance a request names, or null; the request counts as activity
+/// (re-arms consumer.instance.timeout.ms, as kafka-rest's
+/// getConsumerInstance does for every route).
+instance* requested(registry_ptr self, const instance_key& key);
+
+/// (Re)arms the instance's consumer.instance.timeout.ms timer.
 void touch(registry_ptr self, instance& inst);
+
+/// (Re)arms the instance's max.poll.interval.ms timer.
+void arm_poll_interval(registry_ptr self, instance& inst);
 
 /// The instance's consumer, spawned for its subscription or assignment.
 consumer_actor spawn_consumer_for(registry_ptr self, const instance& inst);

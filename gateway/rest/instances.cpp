@@ -2,8 +2,24 @@
 // owns every REST Proxy consumer instance. The instance routes follow
 // kafka-rest's KafkaConsumerState: subscribe / assign are mutually
 // exclusive (Kafka's IllegalStateException is 409, 40903), commits store
-// offset + 1, an instance not polled within max.poll.interval.ms leaves its
-// group and is deleted (a delayed send, no polling thread).
+// offset + 1.
+//
+// Two timers per instance, each a delayed send guarded by an epoch (no
+// expiration thread), kept apart as in REST Proxy, where one is the
+// proxy's and the other the Java consumer's own:
+// - consumer.instance.timeout.ms (a server property, kafka-rest's
+//   KafkaRestConfig, default 300000): every request to the instance (poll,
+//   commit, committed offsets, subscription, assignments, positions) re-arms
+//   it, and a poll still waiting keeps it; when it fires, the consumer
+//   leaves its group and the instance is deleted (then 404, 40403).
+// - max.poll.interval.ms (the instance's consumer setting): a subscribed
+//   consumer not polled for that long leaves its group, as the Java
+//   consumer's heartbeat thread does, so that its partitions go to members
+//   that do poll. The instance stays: a REST Proxy user who comes back with
+//   GET .../records within consumer.instance.timeout.ms finds it and the
+//   poll rejoins the group, as KafkaConsumer.poll() does; its positions
+//   start again from the committed offsets. Manual assignments have no
+//   group to leave.
 
 #include <algorithm>
 #include <random>
@@ -115,7 +131,16 @@ void commit(registry_ptr self, const instance& inst,
   }
   bool member = inst.kind == subscription_kind::topics
                 || inst.kind == subscription_kind::pattern;
-  if (member && inst.consumer) {
+  if (member && !inst.consumer) {
+    // Left after max.poll.interval.ms: Kafka's CommitFailedException.
+    rp.deliver(v2::kafka(error_code::unknown_member_id,
+                         "Offset commit cannot be completed since the "
+                         "consumer is not part of an active group for auto "
+                         "partition assignment; it is likely that the "
+                         "consumer was kicked out of the group."));
+    return;
+  }
+  if (member) {
     ask<offset_commit_response>(
       self, inst.consumer, broker_timeout, consumer_commit{std::move(offsets)},
       [rp](caf::expected<offset_commit_response> res) mutable {
@@ -178,7 +203,7 @@ caf::result<http_response> on_delete(registry_ptr self, delete_instance& req) {
 
 caf::result<http_response> on_subscribe(registry_ptr self,
                                         subscribe_instance& req) {
-  auto* inst = self->state.find(req.key);
+  auto* inst = requested(self, req.key);
   if (!inst)
     return v2::instance_not_found();
   if (!req.has_topics && !req.has_pattern)
@@ -200,7 +225,7 @@ caf::result<http_response> on_subscribe(registry_ptr self,
     inst->topics = std::move(req.topics);
     ++inst->position_epoch;
     replace_consumer(self, *inst, spawn_consumer_for(self, *inst));
-    touch(self, *inst);
+    arm_poll_interval(self, *inst);
     return no_content();
   }
   std::shared_ptr<const std::regex> compiled;
@@ -238,14 +263,14 @@ caf::result<http_response> on_subscribe(registry_ptr self,
       inst->topics = matching_topics(*compiled, *md);
       ++inst->position_epoch;
       replace_consumer(self, *inst, spawn_consumer_for(self, *inst));
-      touch(self, *inst);
+      arm_poll_interval(self, *inst);
       rp.deliver(no_content());
     });
   return rp;
 }
 
 http_response on_unsubscribe(registry_ptr self, unsubscribe_instance& req) {
-  auto* inst = self->state.find(req.key);
+  auto* inst = requested(self, req.key);
   if (!inst)
     return v2::instance_not_found();
   drop_subscription(self, *inst);
@@ -253,7 +278,7 @@ http_response on_unsubscribe(registry_ptr self, unsubscribe_instance& req) {
 }
 
 http_response on_subscription(registry_ptr self, subscription_of& req) {
-  auto* inst = self->state.find(req.key);
+  auto* inst = requested(self, req.key);
   if (!inst)
     return v2::instance_not_found();
   std::string out = "{\"topics\":[";
@@ -265,7 +290,7 @@ http_response on_subscription(registry_ptr self, subscription_of& req) {
 }
 
 caf::result<http_response> on_assign(registry_ptr self, assign_instance& req) {
-  auto* inst = self->state.find(req.key);
+  auto* inst = requested(self, req.key);
   if (!inst)
     return v2::instance_not_found();
   if (inst->kind == subscription_kind::topics
@@ -283,7 +308,6 @@ caf::result<http_response> on_assign(registry_ptr self, assign_instance& req) {
   inst->kind = subscription_kind::assigned;
   inst->assigned = req.partitions;
   ++inst->position_epoch;
-  touch(self, *inst);
   if (!inst->consumer) {
     inst->consumer = spawn_consumer_for(self, *inst);
     return no_content();
@@ -302,7 +326,7 @@ caf::result<http_response> on_assign(registry_ptr self, assign_instance& req) {
 
 caf::result<http_response> on_assignment(registry_ptr self,
                                          assignment_of& req) {
-  auto* inst = self->state.find(req.key);
+  auto* inst = requested(self, req.key);
   if (!inst)
     return v2::instance_not_found();
   if (inst->kind == subscription_kind::assigned)
@@ -320,7 +344,7 @@ caf::result<http_response> on_assignment(registry_ptr self,
 }
 
 caf::result<http_response> on_commit(registry_ptr self, commit_instance& req) {
-  auto* inst = self->state.find(req.key);
+  auto* inst = requested(self, req.key);
   if (!inst)
     return v2::instance_not_found();
   // No offsets: every position read so far (Kafka's commitSync()).
@@ -355,7 +379,7 @@ caf::result<http_response> on_commit(registry_ptr self, commit_instance& req) {
 }
 
 caf::result<http_response> on_committed(registry_ptr self, committed_of& req) {
-  if (!self->state.find(req.key))
+  if (!requested(self, req.key))
     return v2::instance_not_found();
   auto rp = self->make_response_promise<http_response>();
   auto group = req.key.group;
@@ -428,7 +452,7 @@ void apply_seek(registry_ptr self, instance_key key, uint64_t uid,
 }
 
 caf::result<http_response> on_seek(registry_ptr self, seek_instance& req) {
-  auto* inst = self->state.find(req.key);
+  auto* inst = requested(self, req.key);
   if (!inst)
     return v2::instance_not_found();
   if (!inst->consumer && (!req.positions.empty() || !req.timestamps.empty())) {
@@ -486,13 +510,33 @@ caf::result<http_response> on_seek(registry_ptr self, seek_instance& req) {
 
 void on_expiry(registry_ptr self, instance_expiry& x) {
   auto* inst = self->state.find(x.key, x.uid);
-  if (!inst || inst->expiry_epoch != x.epoch)
+  if (!inst || inst->idle_epoch != x.epoch)
     return;
-  spdlog::info("http: consumer instance {} of group {} not polled within "
-               "max.poll.interval.ms={}; it leaves the group and is deleted",
-               x.key.name, x.key.group, inst->settings.max_poll_interval_ms);
+  // kafka-rest renews the expiration after each partial read of a poll.
+  if (self->state.polling(inst->uid))
+    return touch(self, *inst);
+  spdlog::info("http: consumer instance {} of group {} got no request within "
+               "consumer.instance.timeout.ms={}; it leaves the group and is "
+               "deleted",
+               x.key.name, x.key.group, self->state.config.instance_timeout_ms);
   close_consumer(self, std::exchange(inst->consumer, {}));
   self->state.instances.erase(x.key);
+}
+
+void on_poll_interval_expiry(registry_ptr self, poll_interval_expiry& x) {
+  auto* inst = self->state.find(x.key, x.uid);
+  if (!inst || inst->poll_interval_epoch != x.epoch || !inst->consumer
+      || inst->kind == subscription_kind::assigned)
+    return;
+  if (self->state.polling(inst->uid))
+    return arm_poll_interval(self, *inst);
+  spdlog::info("http: consumer instance {} of group {} not polled within "
+               "max.poll.interval.ms={}; it leaves the group until its next "
+               "poll",
+               x.key.name, x.key.group, inst->settings.max_poll_interval_ms);
+  ++inst->position_epoch;
+  inst->auto_committed.clear();
+  close_consumer(self, std::exchange(inst->consumer, {}));
 }
 
 caf::result<instance_count> on_close_all(registry_ptr self) {
@@ -542,15 +586,29 @@ instances_actor::behavior_type registry(registry_ptr self,
     },
     [self](close_all_instances&) { return on_close_all(self); },
     [self](instance_expiry& x) { on_expiry(self, x); },
+    [self](poll_interval_expiry& x) { on_poll_interval_expiry(self, x); },
     [self](poll_wake& w) { continue_poll(self, w.poll); },
   };
 }
 
 } // namespace
 
+instance* requested(registry_ptr self, const instance_key& key) {
+  auto* inst = self->state.find(key);
+  if (inst)
+    touch(self, *inst);
+  return inst;
+}
+
 void touch(registry_ptr self, instance& inst) {
-  self->delayed_send(self, milliseconds{inst.settings.max_poll_interval_ms},
-                     instance_expiry{inst.key, inst.uid, ++inst.expiry_epoch});
+  self->delayed_send(self, milliseconds{self->state.config.instance_timeout_ms},
+                     instance_expiry{inst.key, inst.uid, ++inst.idle_epoch});
+}
+
+void arm_poll_interval(registry_ptr self, instance& inst) {
+  self->delayed_send(
+    self, milliseconds{inst.settings.max_poll_interval_ms},
+    poll_interval_expiry{inst.key, inst.uid, ++inst.poll_interval_epoch});
 }
 
 consumer_actor spawn_consumer_for(registry_ptr self, const instance& inst) {

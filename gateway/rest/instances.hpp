@@ -3,8 +3,10 @@
 // REST Proxy v2 consumer instances, owned by one registry actor. Each
 // instance is troupe's client-side consumer actor (actors/consumer.hpp)
 // plus REST Proxy's settings; the registry answers every instance route
-// with a ready HTTP response, expires instances by delayed send
-// (max.poll.interval.ms without a poll), and reads records for them.
+// with a ready HTTP response, reads records for them, and runs two timers
+// per instance by delayed send: consumer.instance.timeout.ms without any
+// request deletes the instance, max.poll.interval.ms without a poll makes
+// its consumer leave the group (the next poll rejoins).
 // Its messages never leave the process (docs/ARCHITECTURE.md, "gateway").
 
 #include <cstdint>
@@ -139,7 +141,15 @@ struct close_all_instances {
 
 // -- internal -------------------------------------------------------------------
 
+/// consumer.instance.timeout.ms passed without a request to the instance.
 struct instance_expiry {
+  instance_key key;
+  uint64_t uid = 0;
+  uint64_t epoch = 0;
+};
+
+/// max.poll.interval.ms passed without a poll.
+struct poll_interval_expiry {
   instance_key key;
   uint64_t uid = 0;
   uint64_t epoch = 0;
@@ -163,12 +173,16 @@ using instances_actor = caf::typed_actor<
   caf::replies_to<delete_instance>::with<http_response>,
   caf::replies_to<instance_count_request>::with<instance_count>,
   caf::replies_to<close_all_instances>::with<instance_count>,
-  caf::reacts_to<instance_expiry>, caf::reacts_to<poll_wake>>;
+  caf::reacts_to<instance_expiry>, caf::reacts_to<poll_interval_expiry>,
+  caf::reacts_to<poll_wake>>;
 
 struct registry_config {
   group_config limits;
   /// Upper bound of records?timeout=.
   int32_t max_poll_timeout_ms = 30000;
+  /// REST Proxy's consumer.instance.timeout.ms: an instance that gets no
+  /// request for this long is deleted.
+  int32_t instance_timeout_ms = 300000;
 };
 
 instances_actor spawn_instance_registry(caf::actor_system& sys,
@@ -193,4 +207,5 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(troupe::rest::instance_count_request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(troupe::rest::instance_count)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(troupe::rest::close_all_instances)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(troupe::rest::instance_expiry)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(troupe::rest::poll_interval_expiry)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(troupe::rest::poll_wake)

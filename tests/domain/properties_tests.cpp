@@ -80,3 +80,26 @@ TEST_CASE("the HTTP gateway's admin guard is configured by troupe.http.admin "
   apply_process_properties(props, process, errors);
   CHECK(errors.size() == 2);
 }
+
+TEST_CASE("consumer.instance.timeout.ms is REST Proxy's, 300000 by default, "
+          "and refuses values below 1 ms") {
+  CHECK(process_config{}.consumer_instance_timeout_ms == 300000);
+  std::vector<std::string> errors;
+  cluster_config cluster;
+  process_config process;
+  properties props{{"consumer.instance.timeout.ms", "2500"}};
+  apply_properties(props, cluster, errors);
+  apply_process_properties(props, process, errors);
+  CHECK(errors.empty());
+  CHECK(process.consumer_instance_timeout_ms == 2500);
+  for (auto bad : {"0", "-1", "5s", "2147483648"}) {
+    errors.clear();
+    props["consumer.instance.timeout.ms"] = bad;
+    apply_process_properties(props, process, errors);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0]
+          == "invalid value '" + std::string{bad}
+               + "' for consumer.instance.timeout.ms: expected 1..2147483647");
+  }
+  CHECK(process.consumer_instance_timeout_ms == 2500);
+}

@@ -132,6 +132,37 @@ struct gateway_fixture : sim_fixture {
     return "/consumers/" + group + "/instances/" + name;
   }
 
+  /// How many partitions a GET .../assignments answer lists.
+  static int partitions_of(const http_response& res) {
+    auto v = parse(res.body);
+    return field(v, "partitions").list_value().values_size();
+  }
+
+  /// Polls the instance at `base` until its consumer owns partitions (or
+  /// the attempts run out); how many it owns.
+  int poll_until_assigned(const std::string& base) {
+    for (int i = 0; i < 40; ++i) {
+      http("GET", base + "/records?timeout=200");
+      auto res = http("GET", base + "/assignments");
+      INFO(res.body);
+      REQUIRE(res.status == 200);
+      if (auto n = partitions_of(res); n > 0)
+        return n;
+    }
+    return 0;
+  }
+
+  /// How many members GET /v1/groups/{group} lists.
+  int members_of(const std::string& group) {
+    auto res = http("GET", "/v1/groups/" + group);
+    INFO(res.body);
+    REQUIRE(res.status == 200);
+    auto v = parse(res.body);
+    auto& fields = v.struct_value().fields();
+    auto i = fields.find("members");
+    return i == fields.end() ? 0 : i->second.list_value().values_size();
+  }
+
   /// Polls until `n` records came back (or the attempts run out).
   std::vector<google::protobuf::Value> read(const std::string& base, size_t n,
                                             const std::string& accept) {

@@ -12,6 +12,21 @@ std::string records(const std::string& items) {
   return "{\"records\":[" + items + "]}";
 }
 
+/// A gateway whose consumer.instance.timeout.ms is 20 s.
+struct short_instance_timeout : gateway_fixture {
+  static constexpr int32_t timeout_ms = 20000;
+
+  short_instance_timeout() : gateway_fixture(config()) {
+    // nop
+  }
+
+  static rest::api_config config() {
+    auto ac = admin_enabled();
+    ac.consumer_instance_timeout_ms = timeout_ms;
+    return ac;
+  }
+};
+
 } // namespace
 
 TEST_CASE_METHOD(gateway_fixture,
@@ -305,15 +320,94 @@ TEST_CASE_METHOD(gateway_fixture,
 
 TEST_CASE_METHOD(gateway_fixture,
                  "an instance not polled within max.poll.interval.ms leaves "
-                 "and is deleted") {
+                 "its group, stays, and rejoins on its next poll") {
   create_topic("orders", 1);
   auto a = create_instance("g", "a", ",\"max.poll.interval.ms\":\"8000\"");
   REQUIRE(http("POST", a + "/subscription", "{\"topics\":[\"orders\"]}").status
           == 204);
-  advance(7000, 50);
-  CHECK(http("GET", a + "/assignments").status == 200);
-  advance(2000, 50);
+  REQUIRE(poll_until_assigned(a) == 1);
+  CHECK(members_of("g") == 1);
+  advance(9000, 50);
+  CHECK(members_of("g") == 0);
+  // The Java consumer left; REST Proxy's instance is still there.
   auto res = http("GET", a + "/assignments");
+  REQUIRE(res.status == 200);
+  CHECK(partitions_of(res) == 0);
+  auto sub = field(parse(http("GET", a + "/subscription").body), "topics");
+  CHECK(sub.list_value().values_size() == 1);
+  // Kafka's CommitFailedException: not part of an active group.
+  res = http("POST", a + "/offsets",
+             "{\"offsets\":[{\"topic\":\"orders\",\"partition\":0,"
+             "\"offset\":1}]}");
+  CHECK(res.status == 500);
+  CHECK(error_code_of(res) == 50002);
+  CHECK(poll_until_assigned(a) == 1);
+  CHECK(members_of("g") == 1);
+}
+
+TEST_CASE_METHOD(short_instance_timeout,
+                 "an instance that gets no request for "
+                 "consumer.instance.timeout.ms leaves its group and is "
+                 "deleted (404, 40403)") {
+  create_topic("orders", 1);
+  auto a = create_instance("g", "a");
+  REQUIRE(http("POST", a + "/subscription", "{\"topics\":[\"orders\"]}").status
+          == 204);
+  REQUIRE(poll_until_assigned(a) == 1);
+  CHECK(members_of("g") == 1);
+  advance(timeout_ms + 1000, 50);
+  // Gone at once (LeaveGroup), not after session.timeout.ms (6 s).
+  CHECK(members_of("g") == 0);
+  std::vector<std::pair<std::string, std::string>> routes = {
+    {"GET", "/assignments"},
+    {"GET", "/subscription"},
+    {"GET", "/records"},
+    {"POST", "/offsets"},
+    {"DELETE", ""}};
+  for (auto& [method, route] : routes) {
+    auto res = http(method, a + route);
+    INFO(method << " " << route << ": " << res.body);
+    CHECK(res.status == 404);
+    CHECK(error_code_of(res) == 40403);
+  }
+}
+
+TEST_CASE_METHOD(short_instance_timeout,
+                 "every request to an instance within "
+                 "consumer.instance.timeout.ms keeps it, a waiting poll "
+                 "included") {
+  create_topic("orders", 1);
+  auto a = create_instance("g", "a");
+  REQUIRE(http("POST", a + "/subscription", "{\"topics\":[\"orders\"]}").status
+          == 204);
+  REQUIRE(poll_until_assigned(a) == 1);
+  // Each request comes 3/4 of the timeout after the one before: the
+  // instance outlives the timeout several times over.
+  auto idle = timeout_ms * 3 / 4;
+  std::string partitions = "{\"partitions\":[{\"topic\":\"orders\","
+                           "\"partition\":0}]}";
+  std::vector<std::tuple<std::string, std::string, std::string, unsigned>>
+    requests = {{"GET", "/subscription", "", 200},
+                {"GET", "/assignments", "", 200},
+                {"POST", "/offsets", "", 200},
+                {"GET", "/offsets", partitions, 200},
+                {"POST", "/positions/end", partitions, 204}};
+  for (auto& [method, route, body, status] : requests) {
+    advance(idle, 50);
+    auto res = http(method, a + route, body);
+    INFO(method << " " << route << ": " << res.body);
+    CHECK(res.status == status);
+  }
+  // A poll that waits longer than the timeout keeps it too (kafka-rest
+  // renews the expiration while it reads).
+  advance(idle, 50);
+  auto res = http("GET", a + "/records?timeout=25000", "", {"", binary_v2});
+  REQUIRE(res.status == 200);
+  advance(idle, 50);
+  CHECK(http("GET", a + "/assignments").status == 200);
+  CHECK(members_of("g") == 1);
+  advance(timeout_ms + 1000, 50);
+  res = http("GET", a + "/assignments");
   CHECK(res.status == 404);
   CHECK(error_code_of(res) == 40403);
 }

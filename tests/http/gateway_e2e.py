@@ -4,10 +4,11 @@
 
     gateway_e2e.py TROUPE_BINARY CASE
 
-CASE is one of: rest, v2, rebalance, bad, ws, browser. Each case starts its
-own server on free ports with a temporary log.dirs and stops it after. The
-servers run with troupe.http.admin.enable=true, except where a case sets an
-admin token (bad, browser).
+CASE is one of: rest, v2, rebalance, expiry, bad, ws, browser. Each case
+starts its own server on free ports with a temporary log.dirs and stops it
+after. The servers run with troupe.http.admin.enable=true, except where a
+case sets an admin token (bad, browser); expiry's has a short
+consumer.instance.timeout.ms.
 """
 
 import base64
@@ -58,6 +59,7 @@ def free_port_range(n):
 class Server:
     def __init__(self, binary, token=None, extra=()):
         self.token = token
+        self.binary = binary
         admin = (["--override", "troupe.http.admin.token=" + token] if token
                  else ["--override", "troupe.http.admin.enable=true"])
         extra = [*admin, *extra]
@@ -227,11 +229,12 @@ class WebSocket:
 class Member:
     """A WebSocket group member that heartbeats while it waits."""
 
-    def __init__(self, port, group, topics, name):
+    def __init__(self, port, group, topics, name, session_timeout_ms=10000):
         self.ws = WebSocket(port)
         self.events = []
         self.ws.send({"type": "join", "group": group, "topics": topics,
-                      "session_timeout_ms": 10000, "client_id": name})
+                      "session_timeout_ms": session_timeout_ms,
+                      "client_id": name})
         self.last_beat = time.time()
 
     def pump(self, seconds):
@@ -374,7 +377,9 @@ def case_rebalance(srv):
         assigned(srv, b) == [0, 1, 2, 3])[1], 60)
     check(True, "the remaining instance takes over when the other is "
                 "deleted")
-    # Stops polling: leaves after max.poll.interval.ms.
+    # Stops polling: its consumer leaves after max.poll.interval.ms, as the
+    # Java consumer does; the instance stays (consumer.instance.timeout.ms
+    # is 5 minutes here).
     c = new_instance(srv, "g2", "c", **{"max.poll.interval.ms": "6000"})
     wait_for("c to get partitions", lambda: (
         srv.request("GET", b + "/records?timeout=100"),
@@ -387,8 +392,56 @@ def case_rebalance(srv):
     check(time.time() - t0 >= 4,
           "an instance not polled within max.poll.interval.ms leaves "
           "(after %.1f s)" % (time.time() - t0))
-    status, body = srv.request("GET", c + "/assignments")
-    check(status == 404, "the expired instance is gone")
+    check(assigned(srv, c) == [],
+          "the instance that left is still there and owns nothing")
+    wait_for("c to rejoin", lambda: (
+        srv.request("GET", b + "/records?timeout=100"),
+        srv.request("GET", c + "/records?timeout=100"),
+        assigned(srv, c))[2], 60)
+    check(len(assigned(srv, b)) < 4, "its next poll rejoins the group")
+
+
+INSTANCE_TIMEOUT_MS = 4000
+
+
+def case_expiry(srv):
+    """consumer.instance.timeout.ms=4000, set with --override: an instance
+    that gets no request for 4 s leaves its group and is deleted; requests
+    2 s apart keep it."""
+    bad = subprocess.run(
+        [srv.binary, "serve", "--http-port", "0",
+         "--override", "log.dirs=" + os.path.join(srv.dir, "refused"),
+         "--override", "port=%d" % free_port_range(3),
+         "--override", "consumer.instance.timeout.ms=0"],
+        capture_output=True, text=True, timeout=30)
+    check(bad.returncode == 2 and "invalid value '0' for "
+          "consumer.instance.timeout.ms" in bad.stderr,
+          "consumer.instance.timeout.ms=0 is refused at start-up -> %d %s"
+          % (bad.returncode, bad.stderr))
+    setup_topic(srv, "orders", 2)
+    # A session of 20 s: a member that did not leave would still be there
+    # long after the instance timed out.
+    base = new_instance(srv, "g5", "e", **{"session.timeout.ms": "20000"})
+    wait_for("e to get partitions", lambda: (
+        srv.request("GET", base + "/records?timeout=100"),
+        assigned(srv, base))[1], 60)
+    t0 = time.time()
+    for route in ("/subscription", "/assignments", "/subscription",
+                  "/assignments"):
+        time.sleep(INSTANCE_TIMEOUT_MS / 2000)
+        status, _ = srv.request("GET", base + route)
+        check(status == 200, "GET %s %.1f s after the last poll, 2 s "
+              "after the last request, finds it" % (route, time.time() - t0))
+    check(len(srv.ok("GET", "/v1/groups/g5").get("members", [])) == 1,
+          "it is still a member of g5")
+    time.sleep(INSTANCE_TIMEOUT_MS * 1.5 / 1000)
+    members = srv.ok("GET", "/v1/groups/g5").get("members", [])
+    check(members == [], "after %d ms without a request it left g5 at once "
+          "(LeaveGroup, not the 20 s session timeout): %s"
+          % (INSTANCE_TIMEOUT_MS, members))
+    status, body = srv.request("GET", base + "/records")
+    check(status == 404 and body["error_code"] == 40403,
+          "and the instance is gone (404, 40403)")
 
 
 def case_bad(srv):
@@ -654,7 +707,7 @@ def case_ws(srv):
     check(partitions_of(m1.events[1]) == [("orders", p) for p in range(4)],
           "alone, it owns all four partitions")
     m1.events.clear()
-    m2 = Member(srv.port, "w1", ["orders"], "m2")
+    m2 = Member(srv.port, "w1", ["orders"], "m2", session_timeout_ms=30000)
     m1.wait("m1's second assignment",
             lambda evs: any(e["type"] == "assignment" for e in evs),
             others=[m2])
@@ -671,13 +724,18 @@ def case_ws(srv):
     check(sorted(split) == [("orders", p) for p in range(4)],
           "the two members split the partitions")
     m1.events.clear()
+    # m2's session is 30 s: only a LeaveGroup on close lets m1 own
+    # everything within the 12 s allowed here (m1 hears of the rebalance
+    # with its next heartbeat, a third of its 10 s session).
+    t0 = time.time()
     m2.ws.close()
     m1.wait("m1 to own everything again",
             lambda evs: any(e["type"] == "assignment"
                             and len(partitions_of(e)) == 4 for e in evs),
-            timeout=20)
+            timeout=12)
     gen3 = [e for e in m1.events if e["type"] == "joined"][-1]["generation"]
-    check(gen3 == 3, "closing a socket leaves at once: generation 3")
+    check(gen3 == 3, "closing a socket leaves at once: generation 3 after "
+          "%.1f s, m2's session.timeout.ms being 30 s" % (time.time() - t0))
     seen = []
     while True:
         ev = watcher.recv(0.5)
@@ -821,16 +879,22 @@ def case_browser(srv):
 
 
 CASES = {"rest": case_rest, "v2": case_v2, "rebalance": case_rebalance,
-         "bad": case_bad, "ws": case_ws, "browser": case_browser}
+         "expiry": case_expiry, "bad": case_bad, "ws": case_ws,
+         "browser": case_browser}
 
 # Cases whose server has an admin token (the others enable admin routes).
 TOKENS = {"bad": "s3cret", "browser": "s3cret"}
+
+# Further --override options of a case's server.
+OVERRIDES = {"expiry": ["consumer.instance.timeout.ms=%d"
+                        % INSTANCE_TIMEOUT_MS]}
 
 
 def main():
     binary, case = sys.argv[1], sys.argv[2]
     fn = CASES[case]
-    srv = Server(binary, token=TOKENS.get(case))
+    extra = [a for o in OVERRIDES.get(case, []) for a in ("--override", o)]
+    srv = Server(binary, token=TOKENS.get(case), extra=extra)
     try:
         rc = fn(srv) or 0
     except Exception:

@@ -9,6 +9,7 @@ if(Python3_Interpreter_FOUND)
       "rest|produces and consumes through a consumer instance"
       "v2|REST Proxy v2 routes: binary and json round-trip, assignments, seeks, committed offsets, topic_pattern"
       "rebalance|two instances split partitions; one takes over on delete or max.poll.interval.ms"
+      "expiry|an instance without a request for consumer.instance.timeout.ms leaves its group and is deleted; requests keep it"
       "bad|every REST Proxy error: 400/401/404/405/406/409/413/415/422 with its error_code; WebSocket garbage is closed"
       "ws|a WebSocket member sees rebalance, joined and assignment events in order"
       "browser|the dashboard in headless Chromium shows a rebalance's new generation and stops a broker with the admin token")
