@@ -1,5 +1,7 @@
 // troupe: Kafka's broker-side group coordination on the C++ Actor Framework.
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -131,12 +133,32 @@ int main(int argc, char** argv) {
       ? std::optional<troupe::zookeeper_mode>{cluster.zookeeper}
       : std::nullopt);
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
-  caf::actor_system sys{cfg};
-  try {
-    return serve ? troupe::run_node(sys, cluster, serve_opts)
-                 : troupe::run_demo(sys, cluster, demo);
-  } catch (const std::runtime_error& e) {
-    std::cerr << "troupe: " << e.what() << "\n";
-    return 1;
+  // The demo is a show, not a user's data: unless log.dirs is given, it
+  // runs on a fresh directory of its own and removes it afterwards, so a
+  // second run starts from nothing and never touches /tmp/troupe-logs.
+  std::string demo_dir;
+  if (!serve && !props.count("log.dirs")) {
+    char tmpl[] = "/tmp/troupe-demo-XXXXXX";
+    if (!mkdtemp(tmpl)) {
+      std::cerr << "troupe: cannot create the demo's log directory\n";
+      return 1;
+    }
+    demo_dir = tmpl;
+    cluster.log_dirs = demo_dir;
   }
+  int status = 1;
+  {
+    caf::actor_system sys{cfg};
+    try {
+      status = serve ? troupe::run_node(sys, cluster, serve_opts)
+                     : troupe::run_demo(sys, cluster, demo);
+    } catch (const std::runtime_error& e) {
+      std::cerr << "troupe: " << e.what() << "\n";
+    }
+  }
+  if (!demo_dir.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(demo_dir, ignored);
+  }
+  return status;
 }
