@@ -217,6 +217,11 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
                 "http://%s:%d/ ; Kafka listeners on %d..%d\n",
                 config.advertised_host.c_str(), options.http_port,
                 config.base_port, config.base_port + config.brokers - 1);
+  else
+    // The ready line tests wait for: printed only once every listener is
+    // bound, so no other process can be the one answering on these ports.
+    std::printf("troupe: Kafka listeners on %d..%d\n", config.base_port,
+                config.base_port + config.brokers - 1);
   std::fflush(stdout);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);

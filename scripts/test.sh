@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
-# Builds troupe and runs every test under ctest.
+# Builds troupe and runs every test under ctest, then fails if any process
+# the suite started is still running (scripts/check_leftovers.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh
-cd build
-ctest --output-on-failure --timeout 600 "$@"
+# What ran before the suite is not the suite's.
+baseline=$(mktemp /tmp/troupe-test-baseline-XXXXXX)
+trap 'rm -f "$baseline"' EXIT
+./scripts/check_leftovers.sh baseline "$baseline"
+mark="$$-$(date +%s%N)"
+rc=0
+(cd build && TROUPE_TEST_RUN="$mark" ctest --output-on-failure --timeout 600 "$@") ||
+  rc=$?
+./scripts/check_leftovers.sh check "$baseline" "$mark" || { [ "$rc" -ne 0 ] || rc=1; }
+exit "$rc"

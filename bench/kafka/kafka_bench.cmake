@@ -2,23 +2,21 @@
 # to a complete assignment, re-stabilisation after a close) against any
 # bootstrap address or librdkafka's in-process mock cluster (--mock).
 # scripts/bench_kafka.sh runs it against `troupe --serve` and the mock.
-find_package(PkgConfig QUIET)
-if(PKG_CONFIG_FOUND)
-  pkg_check_modules(KAFKA_BENCH_RDKAFKA IMPORTED_TARGET rdkafka)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(KAFKA_BENCH_RDKAFKA IMPORTED_TARGET rdkafka)
+if(NOT KAFKA_BENCH_RDKAFKA_FOUND)
+  message(FATAL_ERROR "rdkafka not found by pkg-config: kafka_bench needs "
+                      "Debian's package librdkafka-dev (scripts/setup.sh "
+                      "installs it)")
 endif()
-
-if(KAFKA_BENCH_RDKAFKA_FOUND)
-  add_executable(kafka_bench ${CMAKE_SOURCE_DIR}/bench/kafka/kafka_bench.cpp)
-  target_compile_features(kafka_bench PRIVATE cxx_std_17)
-  find_package(Threads REQUIRED)
-  target_link_libraries(kafka_bench PRIVATE PkgConfig::KAFKA_BENCH_RDKAFKA
-                                            Threads::Threads)
-  # Brokers stopped and started in turn under a steady acks=all producer
-  # and a consumer group (scripts/bench_failover.sh).
-  add_executable(failover_bench ${CMAKE_SOURCE_DIR}/bench/kafka/failover_bench.cpp)
-  target_include_directories(failover_bench PRIVATE ${CMAKE_SOURCE_DIR})
-  target_link_libraries(failover_bench PRIVATE PkgConfig::KAFKA_BENCH_RDKAFKA
-                                               Threads::Threads)
-else()
-  message(STATUS "rdkafka not found via pkg-config: kafka_bench is not built")
-endif()
+add_executable(kafka_bench ${CMAKE_SOURCE_DIR}/bench/kafka/kafka_bench.cpp)
+target_compile_features(kafka_bench PRIVATE cxx_std_17)
+find_package(Threads REQUIRED)
+target_link_libraries(kafka_bench PRIVATE PkgConfig::KAFKA_BENCH_RDKAFKA
+                                          Threads::Threads)
+# Brokers stopped and started in turn under a steady acks=all producer
+# and a consumer group (scripts/bench_failover.sh).
+add_executable(failover_bench ${CMAKE_SOURCE_DIR}/bench/kafka/failover_bench.cpp)
+target_include_directories(failover_bench PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(failover_bench PRIVATE PkgConfig::KAFKA_BENCH_RDKAFKA
+                                             Threads::Threads)

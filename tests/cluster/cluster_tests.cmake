@@ -6,29 +6,31 @@
 # processes within its own budget; TIMEOUT is a little above it. Included
 # from CMakeLists.txt.
 
-find_program(TROUPE_DEBIAN_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
-if(TROUPE_DEBIAN_PYTHON3)
-  set(_ct ${CMAKE_SOURCE_DIR}/tests/cluster/cluster_tests.py)
-  foreach(_case IN ITEMS
-      "leader-kill9|170|no acks=all record is lost when the leader's node is killed with -9, the new leader has leader epoch + 1, the restarted node truncates and rejoins the ISR"
-      "paused-node|200|a node paused with SIGSTOP loses its session and leaves every ISR, its writes as a deposed leader are never acknowledged, after SIGCONT it catches up and rejoins"
-      "controller-death|170|another node becomes controller when the controller's node dies, later leadership changes work"
-      "group-coordinator-kill9|200|consumers whose coordinator's node dies find the new coordinator without a rebalance and resume from committed offsets"
-      "zookeeper-unreachable-at-start|110|a node started without ZooKeeper logs it, retries and serves no empty metadata, it registers once ZooKeeper is up"
-      "zookeeper-lost|170|nodes that lose ZooKeeper keep serving until their session expires, then step down, they register again when it returns"
-      "duplicate-broker-id|110|a second node with a registered broker.id refuses to start"
-      "unusable-log-dir|80|a node whose log directory is unusable reports it and does not join"
-      "network-partition|200|a node cut off from the others but not from ZooKeeper keeps its leaderships, acknowledges nothing it cannot replicate, loses nothing and converges after healing"
-      "large-create-topics|170|a CreateTopics of 8,000 partitions, larger than ZooKeeper's request limit, creates every topic whole under the same controller"
-      "zookeeper-stall|170|a controller whose ZooKeeper write fails while ZooKeeper stalls short of the session timeout takes over again, the cluster keeps an active controller"
-      "idempotent-producers|140|idempotent producers on every node get producer ids from the controller's block in ZooKeeper and every record once")
-    string(REPLACE "|" ";" _fields "${_case}")
-    list(GET _fields 0 _name)
-    list(GET _fields 1 _timeout)
-    list(GET _fields 2 _what)
-    add_test(NAME "cluster: ${_what}"
-             COMMAND ${TROUPE_DEBIAN_PYTHON3} ${_ct} $<TARGET_FILE:troupe> ${_name})
-    set_tests_properties("cluster: ${_what}" PROPERTIES
-      TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
-  endforeach()
-endif()
+troupe_require_program(TROUPE_DEBIAN_PYTHON3 python3 python3
+                       PATHS /usr/bin NO_DEFAULT_PATH)
+troupe_require_python_module(${TROUPE_DEBIAN_PYTHON3} confluent_kafka
+                             python3-confluent-kafka)
+troupe_require_python_module(${TROUPE_DEBIAN_PYTHON3} kazoo python3-kazoo)
+set(_ct ${CMAKE_SOURCE_DIR}/tests/cluster/cluster_tests.py)
+foreach(_case IN ITEMS
+    "leader-kill9|170|no acks=all record is lost when the leader's node is killed with -9, the new leader has leader epoch + 1, the restarted node truncates and rejoins the ISR"
+    "paused-node|200|a node paused with SIGSTOP loses its session and leaves every ISR, its writes as a deposed leader are never acknowledged, after SIGCONT it catches up and rejoins"
+    "controller-death|170|another node becomes controller when the controller's node dies, later leadership changes work"
+    "group-coordinator-kill9|200|consumers whose coordinator's node dies find the new coordinator without a rebalance and resume from committed offsets"
+    "zookeeper-unreachable-at-start|110|a node started without ZooKeeper logs it, retries and serves no empty metadata, it registers once ZooKeeper is up"
+    "zookeeper-lost|170|nodes that lose ZooKeeper keep serving until their session expires, then step down, they register again when it returns"
+    "duplicate-broker-id|110|a second node with a registered broker.id refuses to start"
+    "unusable-log-dir|80|a node whose log directory is unusable reports it and does not join"
+    "network-partition|200|a node cut off from the others but not from ZooKeeper keeps its leaderships, acknowledges nothing it cannot replicate, loses nothing and converges after healing"
+    "large-create-topics|170|a CreateTopics of 8,000 partitions, larger than ZooKeeper's request limit, creates every topic whole under the same controller"
+    "zookeeper-stall|170|a controller whose ZooKeeper write fails while ZooKeeper stalls short of the session timeout takes over again, the cluster keeps an active controller"
+    "idempotent-producers|140|idempotent producers on every node get producer ids from the controller's block in ZooKeeper and every record once")
+  string(REPLACE "|" ";" _fields "${_case}")
+  list(GET _fields 0 _name)
+  list(GET _fields 1 _timeout)
+  list(GET _fields 2 _what)
+  add_test(NAME "cluster: ${_what}"
+           COMMAND ${TROUPE_DEBIAN_PYTHON3} ${_ct} $<TARGET_FILE:troupe> ${_name})
+  set_tests_properties("cluster: ${_what}" PROPERTIES
+    TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
+endforeach()

@@ -5,32 +5,23 @@
 # Fetch, OffsetCommit through the Kafka listener).
 set -euo pipefail
 troupe="$1"
-port="${KCAT_TEST_PORT:-19092}"
+. "$(dirname "$0")/../lib/troupe_server.sh"
+port=$(troupe_ports 3 "${KCAT_TEST_PORT:-}")
 broker="127.0.0.1:$port"
 dir=$(mktemp -d /tmp/troupe-kcat-XXXXXX)
-
-"$troupe" --serve --log-level info \
-  --override "log.dirs=$dir/logs" --override port="$port" \
-  --override group.initial.rebalance.delay.ms=0 \
-  --override num.partitions=3 --override default.replication.factor=3 \
-  >"$dir/server.log" 2>&1 &
-pid=$!
 cleanup() {
   status=$?
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  if [ "$status" -ne 0 ]; then
-    echo "--- server log (tail)"
-    tail -n 40 "$dir/server.log"
-  fi
+  troupe_stop
+  [ "$status" -eq 0 ] || troupe_show_log
   rm -rf "$dir"
 }
 trap cleanup EXIT
 
-for _ in $(seq 1 100); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-  sleep 0.1
-done
+troupe_start "$dir" "$troupe" --serve --http-port 0 --log-level info \
+  --override "log.dirs=$dir/logs" --override port="$port" \
+  --override group.initial.rebalance.delay.ms=0 \
+  --override num.partitions=3 --override default.replication.factor=3
+troupe_wait_ready "$port" $((port + 1)) $((port + 2))
 
 check() { # name expected actual
   if diff -q <(sort "$2") <(sort "$3") >/dev/null; then
@@ -55,12 +46,23 @@ cat "$dir/sent0" "$dir/sent_any" >"$dir/sent"
 timeout 30 kcat -b "$broker" -C -t demo -o beginning -e -q >"$dir/got"
 check "demo, every partition, from the beginning" "$dir/sent" "$dir/got"
 
-timeout 60 kcat -b "$broker" -G grp -X auto.offset.reset=earliest -e -q \
-  demo >"$dir/got_group" || true
+# group_read FILE: one member of group grp reads to the end of every
+# partition (-e), then leaves, committing its position. A kcat that cannot
+# join or times out fails the test.
+group_read() {
+  local rc=0
+  timeout 60 kcat -b "$broker" -G grp -X auto.offset.reset=earliest -e -q \
+    demo >"$1" || rc=$?
+  [ "$rc" -eq 0 ] || { echo "FAIL: group member exited with $rc"; exit 1; }
+}
+
+group_read "$dir/got_group"
 check "consumer group grp reads every record" "$dir/sent" "$dir/got_group"
 
-# The group committed its offsets: a new member starts at the end.
-timeout 60 kcat -b "$broker" -G grp -X auto.offset.reset=earliest -e -q \
-  demo >"$dir/got_again" || true
-check "consumer group grp resumes at its committed offsets" /dev/null \
-  "$dir/got_again"
+# The group committed its offsets: a new member starts where the first one
+# stopped and gets exactly the records produced since.
+seq 1 30 | sed 's/^/later-/' >"$dir/sent_later"
+kcat -b "$broker" -P -t demo -X request.required.acks=all <"$dir/sent_later"
+group_read "$dir/got_again"
+check "consumer group grp resumes at its committed offsets" \
+  "$dir/sent_later" "$dir/got_again"

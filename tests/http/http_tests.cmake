@@ -3,25 +3,29 @@
 # temporary log.dirs). Included from the top-level CMakeLists.txt.
 
 find_package(Python3 COMPONENTS Interpreter)
-if(Python3_Interpreter_FOUND)
-  set(_gw ${CMAKE_SOURCE_DIR}/tests/http/gateway_e2e.py)
-  foreach(_case IN ITEMS
-      "rest|produces and consumes through a consumer instance"
-      "v2|REST Proxy v2 routes: binary and json round-trip, assignments, seeks, committed offsets, topic_pattern"
-      "rebalance|two instances split partitions; one takes over on delete or max.poll.interval.ms"
-      "expiry|an instance without a request for consumer.instance.timeout.ms leaves its group and is deleted; requests keep it"
-      "bad|every REST Proxy error: 400/401/404/405/406/409/413/415/422 with its error_code; WebSocket garbage is closed"
-      "ws|a WebSocket member sees rebalance, joined and assignment events in order"
-      "browser|the dashboard in headless Chromium shows a rebalance's new generation and stops a broker with the admin token")
-    string(FIND "${_case}" "|" _bar)
-    string(SUBSTRING "${_case}" 0 ${_bar} _name)
-    math(EXPR _bar "${_bar} + 1")
-    string(SUBSTRING "${_case}" ${_bar} -1 _what)
-    add_test(NAME "http: ${_what}"
-             COMMAND ${Python3_EXECUTABLE} ${_gw} $<TARGET_FILE:troupe> ${_name}
-             WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-    set_tests_properties("http: ${_what}" PROPERTIES
-      TIMEOUT 240 RUN_SERIAL TRUE
-      ENVIRONMENT "SCREENSHOT=${CMAKE_BINARY_DIR}/dashboard.png")
-  endforeach()
+if(NOT Python3_Interpreter_FOUND)
+  message(FATAL_ERROR "python3 not found: the tests need Debian's package "
+                      "python3 (scripts/setup.sh installs it)")
 endif()
+# The dashboard case drives a headless Chromium.
+troupe_require_program(CHROMIUM_EXECUTABLE chromium chromium)
+set(_gw ${CMAKE_SOURCE_DIR}/tests/http/gateway_e2e.py)
+foreach(_case IN ITEMS
+    "rest|produces and consumes through a consumer instance"
+    "v2|REST Proxy v2 routes: binary and json round-trip, assignments, seeks, committed offsets, topic_pattern"
+    "rebalance|two instances split partitions; one takes over on delete or max.poll.interval.ms"
+    "expiry|an instance without a request for consumer.instance.timeout.ms leaves its group and is deleted; requests keep it"
+    "bad|every REST Proxy error: 400/401/404/405/406/409/413/415/422 with its error_code; WebSocket garbage is closed"
+    "ws|a WebSocket member sees rebalance, joined and assignment events in order"
+    "browser|the dashboard in headless Chromium shows a rebalance's new generation and stops a broker with the admin token")
+  string(FIND "${_case}" "|" _bar)
+  string(SUBSTRING "${_case}" 0 ${_bar} _name)
+  math(EXPR _bar "${_bar} + 1")
+  string(SUBSTRING "${_case}" ${_bar} -1 _what)
+  add_test(NAME "http: ${_what}"
+           COMMAND ${Python3_EXECUTABLE} ${_gw} $<TARGET_FILE:troupe> ${_name}
+           WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  set_tests_properties("http: ${_what}" PROPERTIES
+    TIMEOUT 240 RUN_SERIAL TRUE
+    ENVIRONMENT "SCREENSHOT=${CMAKE_BINARY_DIR}/dashboard.png")
+endforeach()

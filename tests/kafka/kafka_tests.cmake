@@ -1,6 +1,7 @@
 # Kafka clients against `troupe --serve`. Each test starts its own server on
-# its own ports (port + 0..2) with a temporary log.dirs and stops it at the
-# end, so they run serially.
+# free ports (port + 0..2, chosen at run time) with a temporary log.dirs and
+# stops it at the end. Every dependency is required (troupe_require_program
+# in CMakeLists.txt): a missing one stops the configure.
 
 # Socket-level checks of the group protocol and of bad input, with troupe's
 # own codec.
@@ -12,102 +13,101 @@ add_test(NAME "kafka: group protocol and bad input at the socket level"
          COMMAND kafka_wire_group_test)
 set_tests_properties("kafka: group protocol and bad input at the socket level"
   PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE
-             ENVIRONMENT "TROUPE_BIN=$<TARGET_FILE:troupe>;TROUPE_TEST_PORT=19392")
+             ENVIRONMENT "TROUPE_BIN=$<TARGET_FILE:troupe>")
 
 # kcat consumers in one group: split, take-over after SIGKILL, resume from
 # committed offsets.
-find_program(KCAT_EXECUTABLE kcat REQUIRED) # scripts/setup.sh installs it
-if(KCAT_EXECUTABLE)
-  add_test(NAME "kafka: kcat consumer group splits, takes over and resumes"
-           COMMAND ${CMAKE_SOURCE_DIR}/tests/kafka/kcat_group_test.sh
-                   $<TARGET_FILE:troupe>)
-  set_tests_properties(
-    "kafka: kcat consumer group splits, takes over and resumes"
-    PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE ENVIRONMENT
-               "KCAT_GROUP_TEST_PORT=19192")
-endif()
+troupe_require_program(KCAT_EXECUTABLE kcat kcat)
+add_test(NAME "kafka: kcat consumer group splits, takes over and resumes"
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/kafka/kcat_group_test.sh
+                 $<TARGET_FILE:troupe>)
+set_tests_properties("kafka: kcat consumer group splits, takes over and resumes"
+                     PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
 
 # A librdkafka program with rebalance callbacks: exclusive ownership after
 # every rebalance, no acknowledged message missing.
 find_package(PkgConfig REQUIRED)
-if(PKG_CONFIG_FOUND)
-  pkg_check_modules(RDKAFKA REQUIRED IMPORTED_TARGET rdkafka)
+pkg_check_modules(RDKAFKA IMPORTED_TARGET rdkafka)
+if(NOT RDKAFKA_FOUND)
+  message(FATAL_ERROR "rdkafka not found by pkg-config: the tests need "
+                      "Debian's package librdkafka-dev (scripts/setup.sh "
+                      "installs it)")
 endif()
-if(RDKAFKA_FOUND)
-  add_executable(kafka_group_check examples/kafka_clients/group_check.cpp)
-  target_include_directories(kafka_group_check PRIVATE ${CMAKE_SOURCE_DIR})
-  target_link_libraries(kafka_group_check PRIVATE PkgConfig::RDKAFKA
-                                                  Threads::Threads)
-  foreach(strategy range cooperative-sticky)
-    set(name "kafka: librdkafka group (${strategy}) owns each partition once and misses no acknowledged message")
-    add_test(NAME "${name}"
-             COMMAND ${CMAKE_SOURCE_DIR}/tests/kafka/run_with_troupe.sh
-                     $<TARGET_FILE:troupe> 19292 6
-                     $<TARGET_FILE:kafka_group_check> @BROKERS@ checked-${strategy}
-                     3 4000 ${strategy})
-    set_tests_properties("${name}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
-  endforeach()
-  # The broker coordinating the group stops: Kafka's consumers find the new
-  # coordinator, which loaded the group, and carry on without a rebalance.
-  set(name "kafka: librdkafka consumers see no rebalance when their group coordinator's broker stops; commits survive")
+add_executable(kafka_group_check examples/kafka_clients/group_check.cpp)
+target_include_directories(kafka_group_check PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(kafka_group_check PRIVATE PkgConfig::RDKAFKA
+                                                Threads::Threads)
+foreach(strategy range cooperative-sticky)
+  set(name "kafka: librdkafka group (${strategy}) owns each partition once and misses no acknowledged message")
   add_test(NAME "${name}"
            COMMAND ${CMAKE_SOURCE_DIR}/tests/kafka/run_with_troupe.sh
-                   $<TARGET_FILE:troupe> 19295 6
-                   $<TARGET_FILE:kafka_group_check> @BROKERS@ coordinator-move
-                   3 2000 range --stop-coordinator @HTTP@)
-  set_tests_properties("${name}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE
-                       ENVIRONMENT "TROUPE_HTTP_PORT=19298")
-endif()
+                   $<TARGET_FILE:troupe> free 6
+                   $<TARGET_FILE:kafka_group_check> @BROKERS@ checked-${strategy}
+                   3 4000 ${strategy})
+  set_tests_properties("${name}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
+endforeach()
+# The broker coordinating the group stops: Kafka's consumers find the new
+# coordinator, which loaded the group, and carry on without a rebalance.
+set(name "kafka: librdkafka consumers see no rebalance when their group coordinator's broker stops; commits survive")
+add_test(NAME "${name}"
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/kafka/run_with_troupe.sh
+                 $<TARGET_FILE:troupe> free 6
+                 $<TARGET_FILE:kafka_group_check> @BROKERS@ coordinator-move
+                 3 2000 range --stop-coordinator @HTTP@)
+set_tests_properties("${name}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE
+                     ENVIRONMENT "TROUPE_HTTP_PORT=free")
 
 # A brief libFuzzer run of the frame and RecordBatch decoders (clang).
-find_program(CLANGXX_EXECUTABLE clang++ REQUIRED)
-if(CLANGXX_EXECUTABLE)
-  add_test(NAME "kafka: libFuzzer frame and RecordBatch decoders, 10 s each"
-           COMMAND ${CMAKE_SOURCE_DIR}/scripts/fuzz.sh 10)
-  set_tests_properties(
-    "kafka: libFuzzer frame and RecordBatch decoders, 10 s each"
-    PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
-endif()
+troupe_require_program(CLANGXX_EXECUTABLE clang++ clang)
+add_test(NAME "kafka: libFuzzer frame and RecordBatch decoders, 10 s each"
+         COMMAND ${CMAKE_SOURCE_DIR}/scripts/fuzz.sh 10)
+set_tests_properties("kafka: libFuzzer frame and RecordBatch decoders, 10 s each"
+                     PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
 
 # Kafka's Python clients: Debian's kafka-python (its own protocol code) and
 # confluent-kafka-python (librdkafka), with /usr/bin/python3, which loads
 # Debian's packages (scripts/setup.sh installs them). Each case starts its
 # own `troupe serve` on free ports.
-find_program(DEBIAN_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
-if(DEBIAN_PYTHON3)
-  set(_py ${CMAKE_SOURCE_DIR}/tests/kafka/python_clients_test.py)
-  foreach(_client IN ITEMS kafka-python confluent)
-    foreach(_case IN ITEMS
-        "admin|the admin client creates a topic"
-        "produce|a producer with acks=all gets every record acknowledged"
-        "group|three consumers in one group split the partitions, one closes and the others take over, a new one resumes from the committed offsets")
-      string(FIND "${_case}" "|" _bar)
-      string(SUBSTRING "${_case}" 0 ${_bar} _name)
-      math(EXPR _bar "${_bar} + 1")
-      string(SUBSTRING "${_case}" ${_bar} -1 _what)
-      set(_test "kafka: ${_client}: ${_what}")
-      add_test(NAME "${_test}"
-               COMMAND ${DEBIAN_PYTHON3} ${_py} $<TARGET_FILE:troupe>
-                       ${_client} ${_name})
-      set_tests_properties("${_test}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
-    endforeach()
+troupe_require_program(DEBIAN_PYTHON3 python3 python3
+                       PATHS /usr/bin NO_DEFAULT_PATH)
+troupe_require_python_module(${DEBIAN_PYTHON3} kafka python3-kafka)
+troupe_require_python_module(${DEBIAN_PYTHON3} confluent_kafka
+                             python3-confluent-kafka)
+set(_py ${CMAKE_SOURCE_DIR}/tests/kafka/python_clients_test.py)
+foreach(_client IN ITEMS kafka-python confluent)
+  foreach(_case IN ITEMS
+      "admin|the admin client creates a topic"
+      "produce|a producer with acks=all gets every record acknowledged"
+      "group|three consumers in one group split the partitions, one closes and the others take over, a new one resumes from the committed offsets")
+    string(FIND "${_case}" "|" _bar)
+    string(SUBSTRING "${_case}" 0 ${_bar} _name)
+    math(EXPR _bar "${_bar} + 1")
+    string(SUBSTRING "${_case}" ${_bar} -1 _what)
+    set(_test "kafka: ${_client}: ${_what}")
+    add_test(NAME "${_test}"
+             COMMAND ${DEBIAN_PYTHON3} ${_py} $<TARGET_FILE:troupe>
+                     ${_client} ${_name})
+    set_tests_properties("${_test}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
   endforeach()
-endif()
+endforeach()
 
 # @platformatic/kafka (npm, tests/kafka/platformatic, installed by
 # scripts/setup.sh) with both group protocols: three consumers split a
 # topic, one closes, the others take over from its committed offsets; with
 # KIP-848's protocol no partition ever has two owners.
-find_program(NODE_EXECUTABLE node)
-if(NODE_EXECUTABLE)
-  foreach(protocol classic consumer)
-    set(name "kafka: @platformatic/kafka consumers (group.protocol=${protocol}) split a topic, take over and resume from commits")
-    add_test(NAME "${name}"
-             COMMAND ${CMAKE_SOURCE_DIR}/tests/kafka/run_with_troupe.sh
-                     $<TARGET_FILE:troupe> free 6 ${NODE_EXECUTABLE}
-                     ${CMAKE_SOURCE_DIR}/tests/kafka/platformatic/group_test.mjs
-                     @BROKERS@ ${protocol})
-    # The program gives up after 120 s itself.
-    set_tests_properties("${name}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE)
-  endforeach()
+troupe_require_program(NODE_EXECUTABLE node nodejs)
+if(NOT EXISTS ${CMAKE_SOURCE_DIR}/tests/kafka/platformatic/node_modules/@platformatic/kafka)
+  message(FATAL_ERROR "@platformatic/kafka is not installed in "
+                      "tests/kafka/platformatic (scripts/setup.sh runs npm ci "
+                      "there with Debian's package npm)")
 endif()
+foreach(protocol classic consumer)
+  set(name "kafka: @platformatic/kafka consumers (group.protocol=${protocol}) split a topic, take over and resume from commits")
+  add_test(NAME "${name}"
+           COMMAND ${CMAKE_SOURCE_DIR}/tests/kafka/run_with_troupe.sh
+                   $<TARGET_FILE:troupe> free 6 ${NODE_EXECUTABLE}
+                   ${CMAKE_SOURCE_DIR}/tests/kafka/platformatic/group_test.mjs
+                   @BROKERS@ ${protocol})
+  # The program gives up after 120 s itself.
+  set_tests_properties("${name}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE)
+endforeach()

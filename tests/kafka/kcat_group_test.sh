@@ -9,46 +9,34 @@
 #     resumes from the committed offsets: it gets only newer records.
 set -euo pipefail
 troupe="$1"
-port="${KCAT_GROUP_TEST_PORT:-19192}"
+. "$(dirname "$0")/../lib/troupe_server.sh"
+port=$(troupe_ports 3 "${KCAT_GROUP_TEST_PORT:-}")
 broker="127.0.0.1:$port"
 topic=grouped
 partitions=6
 dir=$(mktemp -d /tmp/troupe-kcat-group-XXXXXX)
-
-# No HTTP gateway where troupe has one: its port is fixed and shared.
-extra=()
-if "$troupe" --help 2>/dev/null | grep -q -- --http-port; then
-  extra=(--http-port 0)
-fi
-"$troupe" --serve "${extra[@]}" --log-level info \
-  --override "log.dirs=$dir/logs" --override port="$port" \
-  --override group.initial.rebalance.delay.ms=0 \
-  --override num.partitions=$partitions \
-  --override default.replication.factor=3 \
-  >"$dir/server.log" 2>&1 &
-server=$!
 consumers=()
 cleanup() {
   status=$?
   for c in "${consumers[@]}"; do kill -9 "$c" 2>/dev/null || true; done
-  kill "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
+  troupe_stop
   if [ "$status" -ne 0 ]; then
     for f in "$dir"/c*.err; do
       echo "--- $f (tail)"
       tail -n 15 "$f"
     done
-    echo "--- server log (tail)"
-    tail -n 40 "$dir/server.log"
+    troupe_show_log
   fi
   rm -rf "$dir"
 }
 trap cleanup EXIT
 
-for _ in $(seq 1 100); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-  sleep 0.1
-done
+troupe_start "$dir" "$troupe" --serve --http-port 0 --log-level info \
+  --override "log.dirs=$dir/logs" --override port="$port" \
+  --override group.initial.rebalance.delay.ms=0 \
+  --override num.partitions=$partitions \
+  --override default.replication.factor=3
+troupe_wait_ready "$port" $((port + 1)) $((port + 2))
 
 fail() {
   echo "FAIL: $*"
@@ -67,11 +55,13 @@ produce() {
   echo "produced $(wc -l <"$dir/sent_$1") records of phase $1"
 }
 
-# start_consumer N: a group member writing "partition value" lines to cN.out.
+# start_consumer N: a group member writing "partition value" lines to
+# cN.out; setpriv: it dies with this script.
 start_consumer() {
-  kcat -b "$broker" -G grp -X auto.offset.reset=earliest \
-    -X session.timeout.ms=6000 -X heartbeat.interval.ms=500 \
-    -X auto.commit.interval.ms=500 -u -f '%p %s\n' $topic \
+  setpriv --pdeathsig KILL -- kcat -b "$broker" -G grp \
+    -X auto.offset.reset=earliest -X session.timeout.ms=6000 \
+    -X heartbeat.interval.ms=500 -X auto.commit.interval.ms=500 \
+    -u -f '%p %s\n' $topic \
     >"$dir/c$1.out" 2>"$dir/c$1.err" &
   consumers[$1]=$!
 }
@@ -184,9 +174,11 @@ for i in 1 2; do kill -TERM "${consumers[$i]}"; done
 for i in 1 2; do wait "${consumers[$i]}" 2>/dev/null || true; done
 consumers=()
 produce d 5
+rc=0
 timeout 60 kcat -b "$broker" -G grp -X auto.offset.reset=earliest \
   -X session.timeout.ms=6000 -e -u -f '%p %s\n' $topic \
-  >"$dir/c4.out" 2>"$dir/c4.err" || true
+  >"$dir/c4.out" 2>"$dir/c4.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "the restarted consumer exited with $rc"
 old=$(awk '{ print $2 }' "$dir/c4.out" | grep -cv '^d-' || true)
 if [ "$old" -ne 0 ]; then
   awk '{ print $2 }' "$dir/c4.out" | grep -v '^d-' | head -n 5

@@ -5,70 +5,54 @@
 # topics with PARTITIONS partitions and replication factor 3, and is stopped
 # when the program exits. @BROKERS@ in ARGS becomes the bootstrap list. The
 # program's exit code is the script's. PORT `free` picks three consecutive
-# ports nobody listens on.
+# free ports; a number is checked to be free. Both the server and the program
+# die with this script.
 set -uo pipefail
 troupe="$1"
-port="$2"
 partitions="$3"
-shift 3
-if [ "$port" = free ]; then
-  port=$(python3 -c '
-import random, socket
-for _ in range(500):
-    base, held = random.randrange(20000, 60000, 3), []
-    try:
-        for p in range(base, base + 3):
-            s = socket.socket()
-            held.append(s)
-            s.bind(("", p))
-        print(base)
-        break
-    except OSError:
-        pass
-    finally:
-        for s in held:
-            s.close()
-')
-  [ -n "$port" ] || { echo "no free ports"; exit 1; }
+. "$(dirname "$0")/../lib/troupe_server.sh"
+if [ "$2" = free ]; then
+  port=$(troupe_ports 3) || exit 1
+else
+  port=$(troupe_ports 3 "$2") || exit 1
 fi
+shift 3
 dir=$(mktemp -d /tmp/troupe-client-XXXXXX)
 
-# No HTTP gateway unless the test asks for one with TROUPE_HTTP_PORT (then
-# @HTTP@ in ARGS becomes its port, and the admin routes are enabled).
-extra=(--http-port "${TROUPE_HTTP_PORT:-0}")
-if [ -n "${TROUPE_HTTP_PORT:-}" ] \
-  && "$troupe" --help 2>/dev/null | grep -q troupe.http.admin.enable; then
-  extra+=(--override troupe.http.admin.enable=true)
-fi
-"$troupe" --serve "${extra[@]}" --log-level info \
-  --override "log.dirs=$dir/logs" --override port="$port" \
-  --override group.initial.rebalance.delay.ms=0 \
-  --override num.partitions="$partitions" \
-  --override default.replication.factor=3 \
-  >"$dir/server.log" 2>&1 &
-pid=$!
+# No HTTP gateway unless the test asks for one with TROUPE_HTTP_PORT (`free`
+# or a port; then @HTTP@ in ARGS becomes its port, and the admin routes are
+# enabled).
+http=0
+extra=()
+case "${TROUPE_HTTP_PORT:-}" in
+  "") ;;
+  free) http=$(troupe_ports 1) || exit 1 ;;
+  *) http=$(troupe_ports 1 "$TROUPE_HTTP_PORT") || exit 1 ;;
+esac
+[ "$http" = 0 ] || extra+=(--override troupe.http.admin.enable=true)
 cleanup() {
-  kill "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
+  troupe_stop
   rm -rf "$dir"
 }
 trap cleanup EXIT
 
-for _ in $(seq 1 100); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-  sleep 0.1
-done
+troupe_start "$dir" "$troupe" --serve --http-port "$http" "${extra[@]}" \
+  --log-level info \
+  --override "log.dirs=$dir/logs" --override port="$port" \
+  --override group.initial.rebalance.delay.ms=0 \
+  --override num.partitions="$partitions" \
+  --override default.replication.factor=3
+ready=("$port" $((port + 1)) $((port + 2)))
+[ "$http" = 0 ] || ready+=("$http")
+troupe_wait_ready "${ready[@]}"
 
 brokers="127.0.0.1:$port,127.0.0.1:$((port + 1)),127.0.0.1:$((port + 2))"
 args=()
 for a in "$@"; do
   a="${a//@BROKERS@/$brokers}"
-  args+=("${a//@HTTP@/${TROUPE_HTTP_PORT:-0}}")
+  args+=("${a//@HTTP@/$http}")
 done
-"${args[@]}"
+setpriv --pdeathsig KILL -- "${args[@]}"
 status=$?
-if [ "$status" -ne 0 ]; then
-  echo "--- server log (tail)"
-  tail -n 60 "$dir/server.log"
-fi
+[ "$status" -eq 0 ] || troupe_show_log
 exit "$status"

@@ -4,8 +4,8 @@
 // over plain POSIX sockets.
 //
 // The server is started once for the whole run from the executable named by
-// TROUPE_BIN, on the port TROUPE_TEST_PORT (default 19392), and killed at
-// exit.
+// TROUPE_BIN, on three free ports (or TROUPE_TEST_PORT.., checked free), and
+// killed at exit; it gets SIGKILL if this process dies first.
 
 #include <catch2/catch.hpp>
 
@@ -14,6 +14,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -24,8 +25,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,6 +45,33 @@ using namespace std::chrono_literals;
 
 // -- the server ---------------------------------------------------------------
 
+/// True when `port` can be bound on every address, i.e. nobody listens there.
+bool port_free(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  close(fd);
+  return ok;
+}
+
+/// A base port with `base..base + n - 1` all free, or 0.
+int free_ports(int n) {
+  std::mt19937 gen{std::random_device{}()};
+  std::uniform_int_distribution<int> pick{20000, 60000};
+  for (int attempt = 0; attempt < 500; ++attempt) {
+    int base = pick(gen);
+    int i = 0;
+    while (i < n && port_free(base + i))
+      ++i;
+    if (i == n)
+      return base;
+  }
+  return 0;
+}
+
 /// `troupe --serve` in a child process with a fresh log directory.
 class server {
 public:
@@ -49,8 +79,14 @@ public:
     const char* bin = std::getenv("TROUPE_BIN");
     if (!bin)
       FAIL("TROUPE_BIN names no troupe executable");
-    const char* port = std::getenv("TROUPE_TEST_PORT");
-    port_ = port ? std::atoi(port) : 19392;
+    if (const char* port = std::getenv("TROUPE_TEST_PORT")) {
+      port_ = std::atoi(port);
+      for (int i = 0; i < 3; ++i)
+        if (!port_free(port_ + i))
+          FAIL("port " << port_ + i << " is in use");
+    } else if (port_ = free_ports(3); port_ == 0) {
+      FAIL("no three consecutive free ports");
+    }
     char dir[] = "/tmp/troupe-wire-XXXXXX";
     if (!mkdtemp(dir))
       FAIL("mkdtemp failed");
@@ -63,8 +99,14 @@ public:
         has_http = has_http || std::strstr(line, "--http-port");
       pclose(help);
     }
+    auto parent = getpid();
     pid_ = fork();
     if (pid_ == 0) {
+      // Dies with this process, however it ends; if the parent is gone
+      // already, the signal was never armed.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent)
+        _exit(1);
       auto log = dir_ + "/server.log";
       freopen(log.c_str(), "w", stdout);
       freopen(log.c_str(), "a", stderr);
@@ -92,14 +134,24 @@ public:
   }
 
   ~server() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int status = 0;
-      waitpid(pid_, &status, 0);
-    }
+    stop();
     // TROUPE_TEST_KEEP=1 keeps the server's log directory for a post-mortem.
     if (!dir_.empty() && !std::getenv("TROUPE_TEST_KEEP"))
       std::system(("rm -rf '" + dir_ + "'").c_str());
+  }
+
+  /// SIGTERM, SIGKILL after 10 s, and reaped.
+  void stop() {
+    if (!alive())
+      return;
+    kill(pid_, SIGTERM);
+    for (int i = 0; i < 100 && alive(); ++i)
+      std::this_thread::sleep_for(100ms);
+    if (alive()) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
   }
 
   int port() const {
@@ -107,7 +159,16 @@ public:
   }
 
   bool alive() const {
-    return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0;
+    // Once reaped, the pid is forgotten: it may name another process soon.
+    if (pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) != 0)
+      pid_ = -1;
+    return pid_ > 0;
+  }
+
+  /// The server's log so far.
+  std::string log() const {
+    std::ifstream in{dir_ + "/server.log"};
+    return {std::istreambuf_iterator<char>{in}, {}};
   }
 
   const std::string& dir() const {
@@ -115,7 +176,7 @@ public:
   }
 
 private:
-  pid_t pid_ = -1;
+  mutable pid_t pid_ = -1;
   int port_ = 0;
   std::string dir_;
 };
@@ -272,11 +333,18 @@ private:
   int32_t next_correlation_ = 1;
 };
 
-/// Waits until the server answers ApiVersions on its first port.
-bool wait_until_serving(int port, std::chrono::seconds timeout) {
+/// Waits until our server printed its ready line, which it does only once it
+/// holds every listener, and answers ApiVersions on its first port. False
+/// when it exits first or `timeout` passes.
+bool wait_until_serving(const server& s, std::chrono::seconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    connection c{port};
+  auto ready = "Kafka listeners on " + std::to_string(s.port()) + "..";
+  while (std::chrono::steady_clock::now() < deadline && s.alive()) {
+    if (s.log().find(ready) == std::string::npos) {
+      std::this_thread::sleep_for(100ms);
+      continue;
+    }
+    connection c{s.port()};
     if (c.ok()) {
       c.send(k::api_key::api_versions, 0, k::api_versions_request{},
              k::encode_api_versions_request);
@@ -291,9 +359,11 @@ bool wait_until_serving(int port, std::chrono::seconds timeout) {
 
 server& the_server() {
   static server s;
-  static bool up = wait_until_serving(s.port(), 30s);
+  static bool up = wait_until_serving(s, 30s);
   if (!up)
-    FAIL("troupe --serve did not answer on port " << s.port());
+    FAIL("troupe --serve did not answer on port " << s.port()
+                                                  << "; its log:\n"
+                                                  << s.log());
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,7 +43,8 @@ void configure(caf::actor_system_config& cfg) {
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
 }
 
-/// The echo node: publishes on a free port, prints it, runs until killed.
+/// The echo node: publishes on a free port, prints it, runs until killed (by
+/// the test, or by the kernel when the test dies: PR_SET_PDEATHSIG).
 int run_echo() {
   caf::actor_system_config cfg;
   configure(cfg);
@@ -59,7 +61,8 @@ int run_echo() {
     pause();
 }
 
-/// The echo node as a child process, killed by pid when the test ends.
+/// The echo node as a child process, killed by pid when the test ends, and
+/// by the kernel if the test process dies without unwinding.
 struct echo_node {
   pid_t pid = -1;
   uint16_t port = 0;
@@ -67,9 +70,15 @@ struct echo_node {
   echo_node() {
     int fds[2];
     REQUIRE(pipe(fds) == 0);
+    auto parent = getpid();
     pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
+      // Armed before exec (it survives exec); if the parent died before
+      // this line, the signal would never come.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent)
+        _exit(1);
       dup2(fds[1], STDOUT_FILENO);
       close(fds[0]);
       execl(self_path, self_path, "--echo", static_cast<char*>(nullptr));
