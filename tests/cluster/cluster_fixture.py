@@ -16,6 +16,7 @@ so that one node can be cut off from the others while it still reaches
 ZooKeeper; the namespaces are deleted when the test ends.
 """
 
+import ast
 import contextlib
 import ctypes
 import json
@@ -30,12 +31,13 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 import urllib.error
 import urllib.request
 
 logging.getLogger("kazoo").setLevel(logging.CRITICAL)
 
-from confluent_kafka import Producer  # noqa: E402
+from confluent_kafka import KafkaException, Producer  # noqa: E402
 from kazoo.client import KazooClient  # noqa: E402
 from kazoo.exceptions import NoNodeError  # noqa: E402
 
@@ -46,6 +48,18 @@ OFFSETS_TOPIC = "__consumer_offsets"
 
 def log(msg):
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+class CheckFailed(AssertionError):
+    """A check of a case that did not hold."""
+
+
+def check(condition, message):
+    """Fails the case with `message` unless `condition` holds. Unlike an
+    `assert` statement, which `python3 -O` strips, it always runs."""
+    if not condition:
+        raise CheckFailed(message)
+    return condition
 
 
 def wait_for(what, predicate, timeout, interval=0.1):
@@ -107,9 +121,21 @@ def _varint(buf, i):
     return (result >> 1) ^ -(result & 1), i
 
 
-def read_segments(directory):
-    """(offset, partition leader epoch, value) of every record in a
-    partition's segment files, Kafka's RecordBatch v2 (uncompressed)."""
+class Batch:
+    """One RecordBatch v2 of a segment file: its header fields and its
+    records as (offset, value)."""
+
+    __slots__ = ("base_offset", "leader_epoch", "producer_id", "producer_epoch", "base_sequence", "records")
+
+    def __init__(self, base_offset, leader_epoch, producer_id, producer_epoch, base_sequence, records):
+        self.base_offset, self.leader_epoch = base_offset, leader_epoch
+        self.producer_id, self.producer_epoch, self.base_sequence = producer_id, producer_epoch, base_sequence
+        self.records = records
+
+
+def read_batches(directory):
+    """Every batch in a partition's segment files, Kafka's RecordBatch v2
+    (uncompressed), read from the files themselves."""
     out = []
     if not os.path.isdir(directory):
         return out
@@ -129,7 +155,11 @@ def read_segments(directory):
             attributes = int.from_bytes(buf[pos + 21:pos + 23], "big")
             if attributes & 0x7:
                 raise AssertionError(f"{name}: compressed batch at offset {base}")
+            producer_id = int.from_bytes(buf[pos + 43:pos + 51], "big", signed=True)
+            producer_epoch = int.from_bytes(buf[pos + 51:pos + 53], "big", signed=True)
+            base_sequence = int.from_bytes(buf[pos + 53:pos + 57], "big", signed=True)
             count = int.from_bytes(buf[pos + 57:pos + 61], "big", signed=True)
+            records = []
             i = pos + 61
             for _ in range(count):
                 _, i = _varint(buf, i)  # record length
@@ -147,9 +177,16 @@ def read_segments(directory):
                     i += hk
                     hv, i = _varint(buf, i)
                     i += max(hv, 0)
-                out.append((base + delta, epoch, value.decode() if value is not None else None))
+                records.append((base + delta, value.decode() if value is not None else None))
+            out.append(Batch(base, epoch, producer_id, producer_epoch, base_sequence, records))
             pos = end
     return out
+
+
+def read_segments(directory):
+    """(offset, partition leader epoch, value) of every record in a
+    partition's segment files."""
+    return [(offset, b.leader_epoch, value) for b in read_batches(directory) for offset, value in b.records]
 
 
 # -- network namespaces ---------------------------------------------------------------
@@ -288,7 +325,7 @@ class Node:
                 f.write(f"{k}={v}\n")
 
     def start(self, overrides=None):
-        assert not self.alive(), f"node {self.id} already runs"
+        check(not self.alive(), f"node {self.id} already runs")
         self.write_config(overrides)
         cmd = [self.cluster.troupe, "serve", "--config", self.config, "--http-port", str(self.http_port), "--log-level", "info"]
         if self.netns:
@@ -375,8 +412,14 @@ class Node:
             raise AssertionError(f"node {self.id}: GET /v1/partitions answered {status}: {body}")
         return body.get("partitions", []) if isinstance(body, dict) else body
 
+    def replica_dir(self, topic, partition):
+        return os.path.join(self.data, f"broker-{self.id}", f"{topic}-{partition}")
+
     def replica_log(self, topic, partition):
-        return read_segments(os.path.join(self.data, f"broker-{self.id}", f"{topic}-{partition}"))
+        return read_segments(self.replica_dir(topic, partition))
+
+    def replica_batches(self, topic, partition):
+        return read_batches(self.replica_dir(topic, partition))
 
     def metadata(self, timeout_s=3):
         return kcat_metadata(self.bootstrap, timeout_s)
@@ -426,6 +469,7 @@ class ProducerLoop(threading.Thread):
         self.lock = threading.Lock()
         self._halt = threading.Event()
         self.paused = threading.Event()
+        self.fatal = None  # the error that ended the producer, if one did
 
     def _report(self, err, msg):
         now = time.monotonic()
@@ -450,6 +494,10 @@ class ProducerLoop(threading.Thread):
                     self.sent += 1
                 except BufferError:
                     pass
+                except KafkaException as e:  # librdkafka's fatal errors
+                    self.fatal = e
+                    log(f"producer {self.prefix}: {e}")
+                    return
             self.producer.poll(0)
             next_at += interval
             delay = next_at - time.monotonic()
@@ -461,8 +509,11 @@ class ProducerLoop(threading.Thread):
     def stop(self, flush_timeout=60):
         self._halt.set()
         self.join(timeout=10)
-        left = self.producer.flush(flush_timeout)
-        return left
+        try:
+            return self.producer.flush(flush_timeout)
+        except KafkaException as e:  # a fatal error: nothing more is sent
+            self.fatal = self.fatal or e
+            return len(self.producer)
 
     def acks_between(self, t0, t1, partition=None):
         with self.lock:
@@ -769,14 +820,34 @@ class Deadline(Exception):
     pass
 
 
+def bare_asserts(*paths):
+    """file:line of every `assert` statement in `paths`: `python3 -O`
+    strips them, so a case that relied on one would pass whatever
+    happened."""
+    found = []
+    for path in paths:
+        with open(path) as f:
+            tree = ast.parse(f.read(), path)
+        found += [f"{os.path.basename(path)}:{n.lineno}" for n in ast.walk(tree) if isinstance(n, ast.Assert)]
+    return found
+
+
 def main(cases, argv):
     """argv: TROUPE CASE. Runs one case within its time budget (SIGALRM
-    raises inside it, so its `with Cluster` still stops every process)."""
+    raises inside it, so its `with Cluster` still stops every process).
+    Exits 0 only when the case ran to its end; a failed check, an error or
+    the budget's end print FAIL with the reason and exit 1."""
     if len(argv) != 3 or argv[2] not in cases:
         print(f"usage: {argv[0]} TROUPE CASE; cases: {', '.join(cases)}", file=sys.stderr)
         return 2
     troupe, name = os.path.abspath(argv[1]), argv[2]
     fn, budget = cases[name]
+    stripped = bare_asserts(os.path.abspath(sys.modules[fn.__module__].__file__), os.path.abspath(__file__))
+    if stripped:
+        log(f"FAIL {name}: assert statements, which python3 -O strips, at {', '.join(stripped)}; use check()")
+        return 1
+    if not __debug__:
+        log("python3 -O: assert statements are off; the checks run all the same")
 
     def on_alarm(signum, frame):
         raise Deadline(f"case {name} ran past its budget of {budget} s")
@@ -790,8 +861,9 @@ def main(cases, argv):
         fn(troupe)
     except BaseException as e:
         signal.alarm(0)
-        log(f"FAIL {name} after {time.monotonic() - t0:.1f} s: {e!r}")
-        raise
+        traceback.print_exc()
+        log(f"FAIL {name} after {time.monotonic() - t0:.1f} s: {type(e).__name__}: {e}")
+        return 1
     signal.alarm(0)
     log(f"PASS {name} in {time.monotonic() - t0:.1f} s")
     return 0
