@@ -8,7 +8,9 @@ trap 'rm -rf "$dir"' EXIT
 touch "$dir/acked"
 for round in 1 2 3; do
   before=$(wc -l <"$dir/acked")
-  "$tool" write --log-dirs "$dir/logs" >>"$dir/acked" 2>"$dir/write.err" &
+  # setpriv: the writer dies with this script, a ctest timeout included.
+  setpriv --pdeathsig KILL -- "$tool" write --log-dirs "$dir/logs" \
+    >>"$dir/acked" 2>"$dir/write.err" &
   pid=$!
   # Let it write for a while, then kill it mid-write.
   for _ in $(seq 1 100); do
@@ -17,6 +19,13 @@ for round in 1 2 3; do
   done
   kill -9 "$pid"
   wait "$pid" 2>/dev/null || true
-  echo "round $round: $(wc -l <"$dir/acked") records acknowledged so far"
+  after=$(wc -l <"$dir/acked")
+  echo "round $round: $after records acknowledged so far"
+  # A writer that acknowledged nothing would make the check below vacuous.
+  if [ "$after" -le $((before + 500)) ]; then
+    echo "FAIL: round $round acknowledged only $((after - before)) records"
+    cat "$dir/write.err"
+    exit 1
+  fi
 done
 "$tool" verify --log-dirs "$dir/logs" --acked "$dir/acked"
