@@ -90,6 +90,21 @@ foreach(_client IN ITEMS kafka-python confluent)
     set_tests_properties("${_test}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
   endforeach()
 endforeach()
+# Kafka's error codes as librdkafka reports them to the application.
+foreach(_case IN ITEMS
+    "not-enough-replicas|an acks=all producer below min.insync.replicas gets NOT_ENOUGH_REPLICAS and produces again once the ISR is back"
+    "fenced-instance-id|a consumer replaced by one with the same group.instance.id gets the fatal FENCED_INSTANCE_ID"
+    "out-of-order-sequence-number|an idempotent producer whose acknowledged records an unclean election lost gets the fatal OUT_OF_ORDER_SEQUENCE_NUMBER")
+  string(FIND "${_case}" "|" _bar)
+  string(SUBSTRING "${_case}" 0 ${_bar} _name)
+  math(EXPR _bar "${_bar} + 1")
+  string(SUBSTRING "${_case}" ${_bar} -1 _what)
+  set(_test "kafka: confluent: ${_what}")
+  add_test(NAME "${_test}"
+           COMMAND ${DEBIAN_PYTHON3} ${_py} $<TARGET_FILE:troupe>
+                   confluent ${_name})
+  set_tests_properties("${_test}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
+endforeach()
 
 # @platformatic/kafka (npm, tests/kafka/platformatic, installed by
 # scripts/setup.sh) with both group protocols: three consumers split a

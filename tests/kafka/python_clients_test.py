@@ -12,11 +12,27 @@ confluent (python3-confluent-kafka, librdkafka). CASE is one of:
            and the others take over, a new one resumes from the committed
            offsets
 
+and, with confluent only (the error codes as librdkafka reports them):
+
+  not-enough-replicas
+           an acks=all producer to a partition whose ISR fell below
+           min.insync.replicas gets NOT_ENOUGH_REPLICAS, nothing is
+           written, and it produces again once the ISR is back
+  fenced-instance-id
+           a second consumer with the same group.instance.id (KIP-345)
+           takes the first one's place; the first gets the fatal
+           FENCED_INSTANCE_ID
+  out-of-order-sequence-number
+           an idempotent producer whose acknowledged records an unclean
+           leader election lost gets the fatal OUT_OF_ORDER_SEQUENCE_NUMBER
+
 Each run starts its own server on free ports with a temporary log.dirs and
 stops it by pid, also on failure; every wait is bounded.
 """
 
 import collections
+import http.client
+import json
 import os
 import queue
 import random
@@ -51,20 +67,31 @@ def free_port_range(n):
 
 
 class Server:
-    def __init__(self, binary):
+    """`troupe serve` on port..port+2; with `http`, also troupe's gateway
+    on port+3 with its admin routes (stopping and starting brokers).
+    `overrides` are more --override properties, later ones winning."""
+
+    def __init__(self, binary, overrides=(), http=False):
         self.dir = tempfile.mkdtemp(prefix="troupe-py-")
-        self.port = free_port_range(3)
+        self.port = free_port_range(4 if http else 3)
+        self.http_port = self.port + 3 if http else 0
         self.log_path = os.path.join(self.dir, "troupe.log")
         self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(
-            [binary, "serve", "--http-port", "0", "--log-level", "info",
-             "--override", "log.dirs=" + os.path.join(self.dir, "logs"),
-             "--override", "port=%d" % self.port,
-             "--override", "group.initial.rebalance.delay.ms=0",
-             "--override", "num.partitions=%d" % PARTITIONS,
-             "--override", "default.replication.factor=3",
-             "--override", "min.insync.replicas=2"],
-            stdout=self.log, stderr=subprocess.STDOUT)
+        args = [binary, "serve", "--http-port", str(self.http_port),
+                "--log-level", "info",
+                "--override", "log.dirs=" + os.path.join(self.dir, "logs"),
+                "--override", "port=%d" % self.port,
+                "--override", "group.initial.rebalance.delay.ms=0",
+                "--override", "num.partitions=%d" % PARTITIONS,
+                "--override", "default.replication.factor=3",
+                "--override", "min.insync.replicas=2"]
+        if http:
+            args += ["--http-bind", "127.0.0.1",
+                     "--override", "troupe.http.admin.enable=true"]
+        for o in overrides:
+            args += ["--override", o]
+        self.proc = subprocess.Popen(args, stdout=self.log,
+                                     stderr=subprocess.STDOUT)
         deadline = time.time() + 30
         while time.time() < deadline:
             if self.proc.poll() is not None:
@@ -79,6 +106,44 @@ class Server:
 
     def bootstrap(self):
         return ",".join("127.0.0.1:%d" % (self.port + i) for i in range(3))
+
+    def set_broker(self, broker_id, alive):
+        """Stops or starts one broker through the admin route, as an
+        operator would (docs/ARCHITECTURE.md §4: the controller moves its
+        leaderships and shrinks the ISRs at once, like Kafka's
+        onBrokerFailure)."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.http_port,
+                                          timeout=30)
+        try:
+            conn.request("POST", "/v1/brokers/%d/%s"
+                         % (broker_id, "start" if alive else "stop"),
+                         headers={"Content-Length": "0"})
+            res = conn.getresponse()
+            body = res.read().decode()
+        finally:
+            conn.close()
+        check(res.status == 200, "broker %d %s (%d %s)"
+              % (broker_id, "started" if alive else "stopped", res.status,
+                 body))
+
+    def partition_view(self, topic, partition):
+        """One partition in troupe's GET /v1/partitions (its leader's log
+        end offset, which a Kafka client cannot ask for)."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.http_port,
+                                          timeout=30)
+        try:
+            conn.request("GET", "/v1/partitions?topic=" + topic)
+            res = conn.getresponse()
+            body = res.read().decode()
+        finally:
+            conn.close()
+        if res.status != 200:
+            raise AssertionError("GET /v1/partitions answered %d: %s"
+                                 % (res.status, body))
+        for p in json.loads(body)["partitions"]:
+            if p["partition"] == partition:
+                return p
+        raise AssertionError("no %s-%d in %s" % (topic, partition, body))
 
     def stop(self, failed=False):
         if self.proc.poll() is None:
@@ -464,19 +529,260 @@ def case_group(client):
           "(%d first records read again)" % len(again))
 
 
+# -- Kafka's error codes as librdkafka reports them (confluent only) ----------
+
+
+def partition_zero(client, topic):
+    """Partition 0 of `topic` as a Metadata answer has it, or None."""
+    from confluent_kafka.admin import AdminClient
+    admin = AdminClient({"bootstrap.servers": client.bootstrap})
+    try:
+        md = admin.list_topics(topic=topic, timeout=10)
+    except client.ck.KafkaException:
+        return None  # no broker answers (all of them stopped)
+    t = md.topics.get(topic)
+    if t is None or t.error is not None or 0 not in t.partitions:
+        return None
+    return t.partitions[0]
+
+
+def wait_for_isr(client, topic, isr, leader=None):
+    """Waits until partition 0's ISR is `isr` (and its leader `leader`)."""
+    def reached():
+        p = partition_zero(client, topic)
+        return p is not None and p.leader >= 0 and sorted(p.isrs) == isr \
+            and (leader is None or p.leader == leader)
+    wait_for("%s-0 to have ISR %s%s" % (topic, isr, "" if leader is None
+                                         else " and leader %d" % leader),
+             reached, timeout=60)
+    return partition_zero(client, topic)
+
+
+def produce_and_report(producer, topic, value):
+    """Produces one record to partition 0; its delivery report."""
+    reports = []
+    producer.produce(topic, value=value, partition=0,
+                     on_delivery=lambda err, msg: reports.append((err, msg)))
+    left = producer.flush(60)
+    check(left == 0 and len(reports) == 1,
+          "the producer has the delivery report of %s" % value)
+    return reports[0]
+
+
+def case_not_enough_replicas(client, server):
+    # Kafka's Partition.appendRecordsToLeader: with acks=all, a leader whose
+    # ISR is smaller than min.insync.replicas (2 here) refuses the batch
+    # before appending it. NOT_ENOUGH_REPLICAS is retriable; with its
+    # retries spent, librdkafka reports it in the delivery report.
+    topic = "py-min-isr"
+    client.create_topic(topic, 1)
+    p = wait_for_isr(client, topic, [0, 1, 2])
+    leader = p.leader
+    producer = client.ck.Producer({"bootstrap.servers": client.bootstrap,
+                                   "acks": "all",
+                                   "enable.idempotence": False,
+                                   "retries": 2,
+                                   "retry.backoff.ms": 200,
+                                   "request.timeout.ms": 5000,
+                                   "message.timeout.ms": 30000})
+    err, msg = produce_and_report(producer, topic, "before")
+    check(err is None, "acks=all with the full ISR is acknowledged (%s)"
+          % err)
+    first = msg.offset()
+
+    followers = [b for b in p.replicas if b != leader]
+    for b in followers:
+        server.set_broker(b, False)
+    wait_for_isr(client, topic, [leader], leader=leader)
+    err, _ = produce_and_report(producer, topic, "refused")
+    check(err is not None
+          and err.code() == client.ck.KafkaError.NOT_ENOUGH_REPLICAS,
+          "acks=all below min.insync.replicas gets NOT_ENOUGH_REPLICAS (%s)"
+          % err)
+
+    for b in followers:
+        server.set_broker(b, True)
+    wait_for_isr(client, topic, [0, 1, 2])
+    err, msg = produce_and_report(producer, topic, "after")
+    check(err is None, "acks=all is acknowledged once the ISR is back (%s)"
+          % err)
+    # The refused batch was never appended: the next one follows the first.
+    check(msg.offset() == first + 1,
+          "the refused record was not written (offsets %d, %d)"
+          % (first, msg.offset()))
+
+
+def case_fenced_instance_id(client, server):
+    # KIP-345: a JoinGroup with a known group.instance.id and no member id
+    # replaces the static member (GroupCoordinator.replaceStaticMember); the
+    # old member id is fenced, and its next Heartbeat, SyncGroup, JoinGroup
+    # or OffsetCommit gets FENCED_INSTANCE_ID. librdkafka makes it a fatal
+    # error and hands it to the consumer as a _FATAL event whose text is the
+    # fatal error's own (rd_kafka_set_fatal_error).
+    topic = "py-static"
+    client.create_topic(topic, 2)
+    conf = {"bootstrap.servers": client.bootstrap,
+            "group.id": "py-static-group",
+            "group.instance.id": "instance-1",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "session.timeout.ms": 6000,
+            "heartbeat.interval.ms": 300}
+    ck = client.ck
+    fenced_text = ck.KafkaError(ck.KafkaError.FENCED_INSTANCE_ID).str()
+    errors = {"first": [], "second": []}
+
+    def poll(name, c):
+        for m in c.consume(num_messages=100, timeout=0.1):
+            if m.error() is not None:
+                print("%s consumer: %s" % (name, m.error()))
+                errors[name].append(m.error())
+
+    def owns_all(c):
+        return {tp.partition for tp in c.assignment()} == {0, 1}
+
+    first = ck.Consumer(conf)
+    second = None
+    try:
+        first.subscribe([topic])
+
+        def first_joined():
+            poll("first", first)
+            return owns_all(first)
+        wait_for("the first static member to own both partitions",
+                 first_joined)
+
+        second = ck.Consumer(conf)
+        second.subscribe([topic])
+
+        def first_fenced():
+            poll("first", first)
+            poll("second", second)
+            return any(e.code() == ck.KafkaError._FATAL for e in
+                       errors["first"]) and owns_all(second)
+        wait_for("the first member to be fenced and the second to own both "
+                 "partitions", first_fenced)
+        fatal = [e for e in errors["first"]
+                 if e.code() == ck.KafkaError._FATAL]
+        check(fenced_text in fatal[0].str(),
+              "the replaced member's fatal error is FENCED_INSTANCE_ID (%s)"
+              % fatal[0].str())
+
+        # The new instance stays: the fenced one does not come back.
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            poll("first", first)
+            poll("second", second)
+        check(not errors["second"] and owns_all(second),
+              "the new instance keeps both partitions, without errors (%s)"
+              % errors["second"])
+    finally:
+        first.close()
+        if second is not None:
+            second.close()
+
+
+def case_out_of_order_sequence_number(client, server):
+    # KIP-98: the leader checks each batch's first sequence against its
+    # producer state (ProducerAppendInfo.checkSequence). An unclean election
+    # makes a replica that lacks acknowledged records the leader; its state,
+    # rebuilt from its log, ends before the producer's next sequence, so it
+    # answers OUT_OF_ORDER_SEQUENCE_NUMBER. Sent as the first request in
+    # flight, librdkafka cannot reason about the lost records and raises a
+    # fatal error with that code (rd_kafka_handle_idempotent_Produce_error);
+    # confluent-kafka raises it from poll() and flush().
+    topic = "py-idempotent"
+    client.create_topic(topic, 1)
+    p = wait_for_isr(client, topic, [0, 1, 2])
+    leader = p.leader
+    followers = [b for b in p.replicas if b != leader]
+    ck = client.ck
+    producer = ck.Producer({"bootstrap.servers": client.bootstrap,
+                            "enable.idempotence": True,
+                            "acks": "all",
+                            "linger.ms": 0})
+
+    def produce_all(prefix, n):
+        for i in range(n):
+            err, msg = produce_and_report(producer, topic, "%s%d" % (prefix, i))
+            check(err is None, "%s%d acknowledged at offset %d (%s)"
+                  % (prefix, i, msg.offset(), err))
+
+    produce_all("replicated-", 3)
+    # The followers stop: the ISR is the leader alone, which is enough with
+    # min.insync.replicas=1, so these records are acknowledged by it only.
+    for b in followers:
+        server.set_broker(b, False)
+    wait_for_isr(client, topic, [leader], leader=leader)
+    produce_all("leader-only-", 3)
+
+    # The leader stops too; a follower returns and, with
+    # unclean.leader.election.enable, leads without the last three records.
+    server.set_broker(leader, False)
+    server.set_broker(followers[0], True)
+    wait_for_isr(client, topic, [followers[0]], leader=followers[0])
+    # The metadata names the new leader before its replica has opened the
+    # log and taken the role; the view says -1 until then.
+    wait_for("the new leader's replica to report its log end offset",
+             lambda: server.partition_view(topic, 0)["log_end_offset"] >= 0)
+    view = server.partition_view(topic, 0)
+    check(view["log_end_offset"] == 3,
+          "the new leader's log ends after the replicated records "
+          "(log end offset %d in GET /v1/partitions)" % view["log_end_offset"])
+
+    reports = []
+    producer.produce(topic, value="after-election", partition=0,
+                     on_delivery=lambda err, msg: reports.append(err))
+    fatal = None
+    deadline = time.time() + 60
+    while fatal is None and time.time() < deadline:
+        try:
+            producer.poll(0.1)
+        except ck.KafkaException as e:
+            fatal = e.args[0]
+            print("fatal:", fatal)
+    check(fatal is not None and fatal.fatal()
+          and fatal.code() == ck.KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER,
+          "the producer's fatal error is OUT_OF_ORDER_SEQUENCE_NUMBER (%s)"
+          % fatal)
+    try:
+        producer.flush(10)
+    except ck.KafkaException:
+        pass  # the fatal error again
+    check(reports and reports[0] is not None and reports[0].code()
+          == ck.KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER,
+          "the batch's delivery report says OUT_OF_ORDER_SEQUENCE_NUMBER "
+          "(%s)" % reports)
+
+
 CLIENTS = {"kafka-python": KafkaPython, "confluent": Confluent}
 CASES = {"admin": case_admin, "produce": case_produce, "group": case_group}
+# Cases that stop brokers or need more properties: (case, overrides, http).
+CONFLUENT_CASES = {
+    "not-enough-replicas": (case_not_enough_replicas, (), True),
+    "fenced-instance-id": (case_fenced_instance_id, (), False),
+    "out-of-order-sequence-number": (
+        case_out_of_order_sequence_number,
+        ("min.insync.replicas=1", "unclean.leader.election.enable=true"),
+        True),
+}
 
 
 def main():
     if len(sys.argv) != 4 or sys.argv[2] not in CLIENTS \
-            or sys.argv[3] not in CASES:
+            or not (sys.argv[3] in CASES or sys.argv[2] == "confluent"
+                    and sys.argv[3] in CONFLUENT_CASES):
         print(__doc__)
         return 2
-    server = Server(sys.argv[1])
+    if sys.argv[3] in CASES:
+        case, overrides, http_admin = CASES[sys.argv[3]], (), False
+        run = lambda client, server: case(client)
+    else:
+        run, overrides, http_admin = CONFLUENT_CASES[sys.argv[3]]
+    server = Server(sys.argv[1], overrides, http_admin)
     failed = True
     try:
-        CASES[sys.argv[3]](CLIENTS[sys.argv[2]](server.bootstrap()))
+        run(CLIENTS[sys.argv[2]](server.bootstrap()), server)
         failed = False
     finally:
         server.stop(failed=failed)
