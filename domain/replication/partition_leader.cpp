@@ -31,6 +31,10 @@ partition_leader::partition_leader(
   }
   if (!in(isr_, leader_id_))
     isr_.insert(isr_.begin(), leader_id_);
+  // Kafka's Partition.makeLeader ends with maybeIncrementLeaderHW: a leader
+  // alone in its ISR (an unclean election, or the last replica standing)
+  // serves its whole log at once instead of waiting for the next append.
+  maybe_advance_high_watermark();
 }
 
 bool partition_leader::in(const std::vector<int32_t>& xs, int32_t x) const {

@@ -89,6 +89,21 @@ TEST_CASE("the high watermark is the minimum LEO over the ISR and never "
   CHECK(p.high_watermark() == 60);
 }
 
+TEST_CASE("a new leader alone in its ISR moves the high watermark to its "
+          "log end at once (Partition.makeLeader)") {
+  partition_leader_config cfg;
+  cfg.min_insync_replicas = 1;
+  partition_leader alone{1, 2, {0, 1, 2}, {1}, 3, 0, cfg, 0};
+  CHECK(alone.high_watermark() == 3);
+  // With followers in the ISR their LEO is unknown: the HW waits for them.
+  partition_leader shared{1, 2, {0, 1, 2}, {1, 2}, 3, 0, cfg, 0};
+  CHECK(shared.high_watermark() == 0);
+  // Below min.insync.replicas it does not move either.
+  cfg.min_insync_replicas = 2;
+  partition_leader short_isr{1, 2, {0, 1, 2}, {1}, 3, 0, cfg, 0};
+  CHECK(short_isr.high_watermark() == 0);
+}
+
 TEST_CASE("the high watermark does not advance while the ISR is below "
           "min.insync.replicas") {
   auto p = three_replicas(2);

@@ -729,6 +729,11 @@ def case_out_of_order_sequence_number(client, server):
     check(view["log_end_offset"] == 3,
           "the new leader's log ends after the replicated records "
           "(log end offset %d in GET /v1/partitions)" % view["log_end_offset"])
+    # Alone in its ISR, the new leader serves its whole log at once, as
+    # Kafka's Partition.makeLeader raises the high watermark.
+    wait_for("the new leader's high watermark to reach its log end",
+             lambda: server.partition_view(topic, 0)["high_watermark"] == 3,
+             timeout=10)
 
     reports = []
     producer.produce(topic, value="after-election", partition=0,
