@@ -41,6 +41,9 @@ from confluent_kafka import KafkaException, Producer  # noqa: E402
 from kazoo.client import KazooClient  # noqa: E402
 from kazoo.exceptions import NoNodeError  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from children import die_with_parent  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ZK_SH = os.path.join(ROOT, "tests", "zookeeper", "zk_server.sh")
 OFFSETS_TOPIC = "__consumer_offsets"
@@ -333,8 +336,10 @@ class Node:
         out = open(self.log_path, "a")
         out.write(f"---- start {time.strftime('%H:%M:%S')}\n")
         out.flush()
-        # Its own session: a signal to the test's process group reaches no node.
-        self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        # Its own session: a signal to the test's process group reaches no
+        # node. PR_SET_PDEATHSIG: the node dies with the test all the same.
+        self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                                     preexec_fn=die_with_parent())
         out.close()
         self.paused = False
         self.cluster.started_pids.add(self.proc.pid)
