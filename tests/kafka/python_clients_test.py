@@ -45,6 +45,10 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from children import die_with_parent  # noqa: E402
+
 PARTITIONS = 6
 RECORDS = 300
 
@@ -91,16 +95,24 @@ class Server:
         for o in overrides:
             args += ["--override", o]
         self.proc = subprocess.Popen(args, stdout=self.log,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT,
+                                     preexec_fn=die_with_parent())
+        # Ready means our process answers: still running, its own ready
+        # line (printed once every listener is bound) and a connection.
+        ready = "Kafka listeners on %d.." % self.port
         deadline = time.time() + 30
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 break
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 1).close()
-                return
-            except OSError:
-                time.sleep(0.1)
+            with open(self.log_path) as f:
+                if ready in f.read():
+                    try:
+                        socket.create_connection(("127.0.0.1", self.port),
+                                                 1).close()
+                        return
+                    except OSError:
+                        pass
+            time.sleep(0.1)
         self.stop(failed=True)
         raise RuntimeError("troupe serve did not come up")
 
