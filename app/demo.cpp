@@ -139,6 +139,20 @@ bool wait_stable(caf::scoped_actor& self,
   return false;
 }
 
+/// The coordinator's DescribeGroups answer for `group`; no groups when it
+/// did not answer.
+describe_groups_response describe(caf::scoped_actor& self,
+                                  const broker_actor& coordinator,
+                                  const std::string& group) {
+  describe_groups_response res;
+  self
+    ->request(coordinator, std::chrono::seconds(5),
+              describe_groups_request{{group}})
+    .receive([&](describe_groups_response& x) { res = std::move(x); },
+             [&](caf::error&) {});
+  return res;
+}
+
 /// Every partition of `topic` owned by exactly one of `consumers`, as each
 /// consumer itself reports its assignment (what the leader's SyncGroup gave
 /// it), and the group's coordinator describes the group as Stable with the
@@ -167,12 +181,7 @@ bool check_assignment(caf::scoped_actor& self,
                   owners[p]);
       ok = false;
     }
-  describe_groups_response res;
-  self
-    ->request(coordinator, std::chrono::seconds(5),
-              describe_groups_request{{group}})
-    .receive([&](describe_groups_response& x) { res = std::move(x); },
-             [&](caf::error&) {});
+  auto res = describe(self, coordinator, group);
   if (res.groups.size() != 1 || res.groups[0].state != "Stable"
       || res.groups[0].generation_id != generation
       || res.groups[0].members.size() != consumers.size()) {
@@ -186,12 +195,7 @@ bool check_assignment(caf::scoped_actor& self,
 
 void print_group(caf::scoped_actor& self, const broker_actor& coordinator,
                  const std::string& group, timeline& tl) {
-  describe_groups_response res;
-  self
-    ->request(coordinator, std::chrono::seconds(5),
-              describe_groups_request{{group}})
-    .receive([&](describe_groups_response& x) { res = std::move(x); },
-             [&](caf::error&) {});
+  auto res = describe(self, coordinator, group);
   if (res.groups.empty())
     return;
   auto& g = res.groups.front();
