@@ -4,7 +4,7 @@
 // from inside an actor (`self`), every answer as caf::expected so that the
 // caller sees the actual error (a timeout is sec::request_timeout, a null
 // handle sec::invalid_argument). Used by the gateway's bridge actors
-// (docs/ARCHITECTURE.md, "gateway"); any actor may use it.
+// (docs/ARCHITECTURE.md §5); any actor may use it.
 
 #include <chrono>
 #include <memory>

@@ -21,7 +21,7 @@
 #include "actors/node.hpp"
 #include "app/demo.hpp"
 #include "gateway/http/server.hpp"
-#include "gateway/kafka_listener.hpp"
+#include "gateway/kafka/kafka_listener.hpp"
 #include "gateway/rest/api.hpp"
 
 namespace troupe {

@@ -32,7 +32,7 @@ struct bridge_job {
 namespace caf {
 
 // A job carries a closure: it never leaves the process, so it needs no
-// serialization (docs/ARCHITECTURE.md, "gateway").
+// serialization (docs/ARCHITECTURE.md §5).
 template <class State>
 struct allowed_unsafe_message_type<troupe::bridge_job<State>> : std::true_type {
 };

@@ -7,7 +7,7 @@
 // per instance by delayed send: consumer.instance.timeout.ms without any
 // request deletes the instance, max.poll.interval.ms without a poll makes
 // its consumer leave the group (the next poll rejoins).
-// Its messages never leave the process (docs/ARCHITECTURE.md, "gateway").
+// Its messages never leave the process (docs/ARCHITECTURE.md §5).
 
 #include <cstdint>
 #include <memory>

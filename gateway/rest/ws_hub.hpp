@@ -6,7 +6,7 @@
 // group's transitions, or both. A member silent for its session timeout is
 // removed by delayed send. The hub is also the node's event listener, so
 // it counts generations and transitions for /metrics. Its messages never
-// leave the process (docs/ARCHITECTURE.md, "gateway").
+// leave the process (docs/ARCHITECTURE.md §5).
 
 #include <cstdint>
 #include <memory>

@@ -1,9 +1,9 @@
-#include "gateway/kafka_request_handler.hpp"
+#include "gateway/kafka/kafka_request_handler.hpp"
 
 #include <algorithm>
 #include <utility>
 
-#include "gateway/kafka_handlers.hpp"
+#include "gateway/kafka/kafka_handlers.hpp"
 
 namespace troupe {
 

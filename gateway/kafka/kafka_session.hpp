@@ -10,7 +10,7 @@
 
 #include <caf/fwd.hpp>
 
-#include "gateway/kafka_request_handler.hpp"
+#include "gateway/kafka/kafka_request_handler.hpp"
 
 namespace troupe {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-// Internals of the Kafka request handlers (gateway/kafka_*_handlers.cpp):
+// Internals of the Kafka request handlers (gateway/kafka/kafka_*_handlers.cpp):
 // the session actor's state, response framing and asking the broker from
 // inside the session actor. Include only from .cpp files (pulls in
 // caf/all.hpp).
@@ -17,7 +17,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "gateway/kafka_request_handler.hpp"
+#include "gateway/kafka/kafka_request_handler.hpp"
 
 namespace troupe {
 

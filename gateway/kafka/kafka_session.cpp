@@ -1,8 +1,8 @@
-#include "gateway/kafka_session.hpp"
+#include "gateway/kafka/kafka_session.hpp"
 
 #include <utility>
 
-#include "gateway/kafka_handlers.hpp"
+#include "gateway/kafka/kafka_handlers.hpp"
 
 namespace troupe {
 

@@ -1,4 +1,4 @@
-#include "gateway/kafka_listener.hpp"
+#include "gateway/kafka/kafka_listener.hpp"
 
 #include <stdexcept>
 #include <utility>
@@ -7,7 +7,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <spdlog/spdlog.h>
 
-#include "gateway/kafka_connection.hpp"
+#include "gateway/kafka/kafka_connection.hpp"
 
 namespace asio = boost::asio;
 using asio::ip::tcp;

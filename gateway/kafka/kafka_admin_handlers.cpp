@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "domain/topic_name.hpp"
-#include "gateway/kafka_configs.hpp"
-#include "gateway/kafka_handlers.hpp"
+#include "gateway/kafka/kafka_configs.hpp"
+#include "gateway/kafka/kafka_handlers.hpp"
 
 namespace troupe::kafka_handlers {
 

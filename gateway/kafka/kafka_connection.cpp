@@ -1,4 +1,4 @@
-#include "gateway/kafka_connection.hpp"
+#include "gateway/kafka/kafka_connection.hpp"
 
 #include <utility>
 

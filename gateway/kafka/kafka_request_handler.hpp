@@ -2,7 +2,7 @@
 
 // Turns one decoded Kafka request into requests to a broker actor and its
 // answers into one encoded response frame. No networking: the connection
-// hands a request to its session (gateway/kafka_session, one long-lived
+// hands a request to its session (gateway/kafka/kafka_session, one long-lived
 // actor per connection), whose handler asks the broker and gives the reply
 // back through a callback, called once, from a CAF worker thread.
 
@@ -56,7 +56,7 @@ const std::vector<kafka::api_version>& kafka_listener_versions();
 /// True when kafka_listener_versions() lists the key with this version.
 bool kafka_listener_serves(int16_t api_key, int16_t api_version) noexcept;
 
-/// The per-connection state of a session actor (gateway/kafka_handlers.hpp).
+/// The per-connection state of a session actor (gateway/kafka/kafka_handlers.hpp).
 struct kafka_session_state;
 
 /// Answers `body` (decoded with `header`) through `reply`, asynchronously,

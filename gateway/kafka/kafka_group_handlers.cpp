@@ -9,7 +9,7 @@
 #include <tuple>
 #include <utility>
 
-#include "gateway/kafka_handlers.hpp"
+#include "gateway/kafka/kafka_handlers.hpp"
 
 namespace troupe::kafka_handlers {
 

@@ -2,7 +2,7 @@
 
 // One client socket of a broker's Kafka listener: reads int32 size-prefixed
 // requests, hands each to the connection's session actor
-// (gateway/kafka_session) and writes the responses in request order, as
+// (gateway/kafka/kafka_session) and writes the responses in request order, as
 // Kafka's clients rely on (they match responses to requests by order as
 // much as by correlation id).
 
@@ -19,8 +19,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <caf/fwd.hpp>
 
-#include "gateway/kafka_request_handler.hpp"
-#include "gateway/kafka_session.hpp"
+#include "gateway/kafka/kafka_request_handler.hpp"
+#include "gateway/kafka/kafka_session.hpp"
 
 namespace troupe {
 

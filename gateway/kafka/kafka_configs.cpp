@@ -1,4 +1,4 @@
-#include "gateway/kafka_configs.hpp"
+#include "gateway/kafka/kafka_configs.hpp"
 
 #include "domain/properties.hpp"
 

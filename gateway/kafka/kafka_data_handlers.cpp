@@ -9,7 +9,7 @@
 
 #include "domain/log/record_batch.hpp"
 #include "domain/replication/cluster_metadata.hpp"
-#include "gateway/kafka_handlers.hpp"
+#include "gateway/kafka/kafka_handlers.hpp"
 
 namespace troupe::kafka_handlers {
 
