@@ -18,10 +18,7 @@ foreach(_case IN ITEMS
     "bad|every REST Proxy error: 400/401/404/405/406/409/413/415/422 with its error_code; WebSocket garbage is closed"
     "ws|a WebSocket member sees rebalance, joined and assignment events in order"
     "browser|the dashboard in headless Chromium shows a rebalance's new generation and stops a broker with the admin token")
-  string(FIND "${_case}" "|" _bar)
-  string(SUBSTRING "${_case}" 0 ${_bar} _name)
-  math(EXPR _bar "${_bar} + 1")
-  string(SUBSTRING "${_case}" ${_bar} -1 _what)
+  troupe_case_fields("${_case}" _name _what)
   add_test(NAME "http: ${_what}"
            COMMAND ${Python3_EXECUTABLE} ${_gw} $<TARGET_FILE:troupe> ${_name}
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})

@@ -79,10 +79,7 @@ foreach(_client IN ITEMS kafka-python confluent)
       "admin|the admin client creates a topic"
       "produce|a producer with acks=all gets every record acknowledged"
       "group|three consumers in one group split the partitions, one closes and the others take over, a new one resumes from the committed offsets")
-    string(FIND "${_case}" "|" _bar)
-    string(SUBSTRING "${_case}" 0 ${_bar} _name)
-    math(EXPR _bar "${_bar} + 1")
-    string(SUBSTRING "${_case}" ${_bar} -1 _what)
+    troupe_case_fields("${_case}" _name _what)
     set(_test "kafka: ${_client}: ${_what}")
     add_test(NAME "${_test}"
              COMMAND ${DEBIAN_PYTHON3} ${_py} $<TARGET_FILE:troupe>
@@ -95,10 +92,7 @@ foreach(_case IN ITEMS
     "not-enough-replicas|an acks=all producer below min.insync.replicas gets NOT_ENOUGH_REPLICAS and produces again once the ISR is back"
     "fenced-instance-id|a consumer replaced by one with the same group.instance.id gets the fatal FENCED_INSTANCE_ID"
     "out-of-order-sequence-number|an idempotent producer whose acknowledged records an unclean election lost gets the fatal OUT_OF_ORDER_SEQUENCE_NUMBER")
-  string(FIND "${_case}" "|" _bar)
-  string(SUBSTRING "${_case}" 0 ${_bar} _name)
-  math(EXPR _bar "${_bar} + 1")
-  string(SUBSTRING "${_case}" ${_bar} -1 _what)
+  troupe_case_fields("${_case}" _name _what)
   set(_test "kafka: confluent: ${_what}")
   add_test(NAME "${_test}"
            COMMAND ${DEBIAN_PYTHON3} ${_py} $<TARGET_FILE:troupe>
