@@ -15,7 +15,6 @@ import base64
 import http.client
 import json
 import os
-import random
 import shutil
 import signal
 import socket
@@ -29,6 +28,7 @@ import urllib.request
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 from children import die_with_parent  # noqa: E402
+from ports import free_port_range  # noqa: E402
 
 V2 = "application/vnd.kafka.v2+json"
 JSON_V2 = "application/vnd.kafka.json.v2+json"
@@ -41,23 +41,6 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
-
-
-def free_port_range(n):
-    for _ in range(100):
-        base = random.randint(20000, 40000)
-        ok = True
-        for p in range(base, base + n):
-            s = socket.socket()
-            try:
-                s.bind(("127.0.0.1", p))
-            except OSError:
-                ok = False
-            finally:
-                s.close()
-        if ok:
-            return base
-    raise RuntimeError("no free port range")
 
 
 class Server:

@@ -35,7 +35,6 @@ import http.client
 import json
 import os
 import queue
-import random
 import shutil
 import signal
 import socket
@@ -48,26 +47,10 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 from children import die_with_parent  # noqa: E402
+from ports import free_port_range  # noqa: E402
 
 PARTITIONS = 6
 RECORDS = 300
-
-
-def free_port_range(n):
-    for _ in range(200):
-        base = random.randint(20000, 40000)
-        ok = True
-        for p in range(base, base + n):
-            s = socket.socket()
-            try:
-                s.bind(("127.0.0.1", p))
-            except OSError:
-                ok = False
-            finally:
-                s.close()
-        if ok:
-            return base
-    raise RuntimeError("no free port range")
 
 
 class Server:
