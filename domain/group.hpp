@@ -21,7 +21,7 @@
 
 #include "domain/group_config.hpp"
 #include "domain/offset_store.hpp"
-#include "messages/group_messages.hpp"
+#include "domain/group_requests.hpp"
 
 namespace troupe {
 

@@ -31,8 +31,8 @@
 #include "domain/consumer_group/records.hpp"
 #include "domain/consumer_group/server_assignor.hpp"
 #include "domain/group_config.hpp"
-#include "messages/consumer_group_messages.hpp"
-#include "messages/group_messages.hpp"
+#include "domain/consumer_group/requests.hpp"
+#include "domain/group_requests.hpp"
 
 namespace troupe {
 

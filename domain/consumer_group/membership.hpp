@@ -18,7 +18,7 @@
 
 #include "domain/consumer_group/assignment.hpp"
 #include "domain/topic_partition.hpp"
-#include "messages/consumer_group_messages.hpp"
+#include "domain/consumer_group/requests.hpp"
 
 namespace troupe {
 

@@ -1,0 +1,240 @@
+#pragma once
+
+// The group protocol's requests and responses, field for field as Kafka's
+// JoinGroup/SyncGroup/Heartbeat/LeaveGroup/OffsetCommit/OffsetFetch/
+// DescribeGroups/ListGroups messages. Plain structs: the domain's group
+// state machines (domain/group.hpp, domain/consumer_group/) consume and
+// answer them. messages/group_messages.hpp gives them their inspect()
+// overloads, which let CAF carry them between actors and nodes.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "domain/error_code.hpp"
+#include "domain/topic_partition.hpp"
+
+namespace troupe {
+
+using bytes = std::vector<uint8_t>;
+
+// -- JoinGroup --------------------------------------------------------------------
+
+struct join_protocol {
+  std::string name;
+  bytes metadata;
+
+  friend bool operator==(const join_protocol& x, const join_protocol& y) {
+    return x.name == y.name && x.metadata == y.metadata;
+  }
+  friend bool operator!=(const join_protocol& x, const join_protocol& y) {
+    return !(x == y);
+  }
+};
+
+struct join_group_request {
+  std::string group_id;
+  int32_t session_timeout_ms = 45000;
+  /// -1: not given (JoinGroup v0); the session timeout is used.
+  int32_t rebalance_timeout_ms = -1;
+  /// Empty for a member joining for the first time.
+  std::string member_id;
+  /// group.instance.id (KIP-345); empty for a dynamic member.
+  std::string group_instance_id;
+  std::string protocol_type;
+  std::vector<join_protocol> protocols;
+  std::string client_id;
+  std::string client_host;
+  /// JoinGroup v4+: a new member first gets MEMBER_ID_REQUIRED and an id.
+  bool require_known_member_id = true;
+};
+
+struct join_group_member {
+  std::string member_id;
+  std::string group_instance_id;
+  bytes metadata;
+};
+
+struct join_group_response {
+  error_code error = error_code::none;
+  int32_t generation_id = -1;
+  std::string protocol_type;
+  std::string protocol_name;
+  std::string leader;
+  std::string member_id;
+  /// Only the leader's answer carries the members and their metadata.
+  std::vector<join_group_member> members;
+};
+
+// -- SyncGroup --------------------------------------------------------------------
+
+struct sync_group_assignment {
+  std::string member_id;
+  bytes assignment;
+};
+
+struct sync_group_request {
+  std::string group_id;
+  int32_t generation_id = -1;
+  std::string member_id;
+  std::string group_instance_id;
+  /// Optional (SyncGroup v5); empty means not given.
+  std::string protocol_type;
+  std::string protocol_name;
+  /// Only the leader sends assignments.
+  std::vector<sync_group_assignment> assignments;
+};
+
+struct sync_group_response {
+  error_code error = error_code::none;
+  std::string protocol_type;
+  std::string protocol_name;
+  bytes assignment;
+};
+
+// -- Heartbeat --------------------------------------------------------------------
+
+struct heartbeat_request {
+  std::string group_id;
+  int32_t generation_id = -1;
+  std::string member_id;
+  std::string group_instance_id;
+};
+
+struct heartbeat_response {
+  error_code error = error_code::none;
+};
+
+// -- LeaveGroup -------------------------------------------------------------------
+
+struct member_identity {
+  std::string member_id;
+  std::string group_instance_id;
+};
+
+struct leave_group_request {
+  std::string group_id;
+  std::vector<member_identity> members;
+};
+
+struct member_leave_result {
+  std::string member_id;
+  std::string group_instance_id;
+  error_code error = error_code::none;
+};
+
+struct leave_group_response {
+  error_code error = error_code::none;
+  std::vector<member_leave_result> members;
+};
+
+// -- OffsetCommit / OffsetFetch ---------------------------------------------------------
+
+struct offset_commit_partition {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  int32_t leader_epoch = -1;
+  std::string metadata;
+};
+
+struct offset_commit_request {
+  std::string group_id;
+  /// -1 with an empty member id: a standalone commit (no group membership).
+  int32_t generation_id = -1;
+  std::string member_id;
+  std::string group_instance_id;
+  std::vector<offset_commit_partition> partitions;
+};
+
+struct partition_result {
+  std::string topic;
+  int32_t partition = 0;
+  error_code error = error_code::none;
+};
+
+struct offset_commit_response {
+  std::vector<partition_result> partitions;
+};
+
+struct offset_fetch_request {
+  std::string group_id;
+  /// Empty: every partition the group has committed.
+  std::vector<topic_partition> partitions;
+  /// OffsetFetch v9 (KIP-848): a consumer group member's id and epoch,
+  /// checked by its group; empty and -1 otherwise.
+  std::string member_id{};
+  int32_t member_epoch = -1;
+};
+
+struct offset_fetch_partition {
+  std::string topic;
+  int32_t partition = 0;
+  /// -1 when nothing is committed.
+  int64_t offset = -1;
+  int32_t leader_epoch = -1;
+  std::string metadata;
+  error_code error = error_code::none;
+};
+
+struct offset_fetch_response {
+  error_code error = error_code::none;
+  std::vector<offset_fetch_partition> partitions;
+};
+
+// -- DescribeGroups / ListGroups ------------------------------------------------------
+
+struct describe_groups_request {
+  std::vector<std::string> group_ids;
+};
+
+struct described_member {
+  std::string member_id;
+  std::string group_instance_id;
+  std::string client_id;
+  std::string client_host;
+  bytes metadata;   // only while Stable, as Kafka
+  bytes assignment; // only while Stable, as Kafka
+};
+
+struct described_group {
+  error_code error = error_code::none;
+  std::string group_id;
+  /// Kafka's state name: "Empty", "PreparingRebalance", ...
+  std::string state;
+  std::string protocol_type;
+  /// The chosen protocol while Stable, else empty (Kafka's protocol_data).
+  std::string protocol_data;
+  std::vector<described_member> members;
+  // troupe's additions for operators:
+  int32_t generation_id = 0;
+  std::string leader;
+};
+
+struct describe_groups_response {
+  std::vector<described_group> groups;
+};
+
+struct list_groups_request {
+  /// Empty: all states (ListGroups v4 filter).
+  std::vector<std::string> states_filter;
+  /// Empty: all types, else "classic" and/or "consumer" (ListGroups v5,
+  /// KIP-848; case-insensitive as Kafka's GroupType.parse).
+  std::vector<std::string> types_filter;
+};
+
+struct listed_group {
+  std::string group_id;
+  std::string protocol_type;
+  std::string state;
+  /// ListGroups v5's group type: "classic" or "consumer" (KIP-848); empty
+  /// reads as "classic".
+  std::string group_type{};
+};
+
+struct list_groups_response {
+  error_code error = error_code::none;
+  std::vector<listed_group> groups;
+};
+
+} // namespace troupe

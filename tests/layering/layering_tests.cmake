@@ -1,0 +1,15 @@
+# The layering rules, checked on the sources (python3 standard library
+# only). Included from the top-level CMakeLists.txt.
+
+find_package(Python3 COMPONENTS Interpreter)
+if(NOT Python3_Interpreter_FOUND)
+  message(FATAL_ERROR "python3 not found: the tests need Debian's package "
+                      "python3 (scripts/setup.sh installs it)")
+endif()
+
+add_test(NAME "layering: domain/ includes nothing above it (no messages/, actors/, gateway/, cluster/, storage/, CAF, Beast)"
+         COMMAND ${Python3_EXECUTABLE}
+                 ${CMAKE_SOURCE_DIR}/tests/layering/domain_includes.py
+                 ${CMAKE_SOURCE_DIR})
+set_tests_properties("layering: domain/ includes nothing above it (no messages/, actors/, gateway/, cluster/, storage/, CAF, Beast)"
+                     PROPERTIES TIMEOUT 60)
