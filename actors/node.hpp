@@ -1,15 +1,12 @@
 #pragma once
 
-#include <functional>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include <caf/fwd.hpp>
 
 #include "domain/cluster_config.hpp"
 #include "domain/properties.hpp"
-#include "domain/zookeeper/kafka_znodes.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {
@@ -42,27 +39,5 @@ embedded_node spawn_embedded_node(caf::actor_system& sys,
 /// Stops every broker (their coordinators answer what is parked with
 /// NOT_COORDINATOR) and the controller.
 void stop_embedded_node(embedded_node& node);
-
-/// One node of a cluster of processes (docs/ARCHITECTURE.md §7): its
-/// controller (published for the other nodes), its ZooKeeper session and
-/// its one broker. `node` is the same as an embedded node with one broker,
-/// for the listeners.
-struct cluster_node {
-  cluster_controller_actor controller;
-  zookeeper_session_actor zk;
-  embedded_node node;
-};
-
-/// Spawns the node's actors; they connect to ZooKeeper without waiting.
-/// `endpoints` are the advertised Kafka listener and troupe's own
-/// (zk::troupe_listener). `fatal` is called (from an actor) when the node
-/// must stop, e.g. its broker.id is taken.
-cluster_node spawn_cluster_node(caf::actor_system& sys,
-                                const cluster_config& config,
-                                std::vector<zk::broker_endpoint> endpoints,
-                                event_listener_actor listener,
-                                std::function<void(const std::string&)> fatal);
-
-void stop_cluster_node(cluster_node& node);
 
 } // namespace troupe

@@ -20,6 +20,7 @@
 
 #include "actors/node.hpp"
 #include "app/demo.hpp"
+#include "cluster/cluster_node.hpp"
 #include "gateway/http/server.hpp"
 #include "gateway/kafka/kafka_listener.hpp"
 #include "gateway/rest/api.hpp"

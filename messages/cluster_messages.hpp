@@ -138,48 +138,6 @@ struct leadership_update {
   std::vector<partition_update> partitions;
 };
 
-// -- a cluster of processes (docs/ARCHITECTURE.md §7) ------------------------------
-
-/// The active controller's view of the cluster, sent to every node's
-/// controller after each change; a node ignores one from an older
-/// controller epoch than the newest it has seen.
-struct cluster_snapshot {
-  int32_t controller_epoch = 0;
-  int32_t controller_id = -1;
-  std::vector<int32_t> live_brokers;
-  std::vector<topic_metadata> topics;
-};
-
-/// Asks a node's controller for its broker.
-struct node_info_request {
-  // nop
-};
-
-struct node_info {
-  int32_t broker_id = -1;
-  caf::actor broker;
-};
-
-/// A node hands its controller the ZooKeeper session and the broker, which
-/// are spawned after it (both need its handle).
-struct cluster_parts {
-  caf::actor zk;
-  caf::actor broker;
-};
-
-/// A cluster controller's own timers; stale epochs are ignored.
-struct cluster_tick {
-  enum class kind : uint8_t {
-    register_broker,
-    connect_peer,
-    session_deadline,
-    elect,
-  };
-  kind what = kind::register_broker;
-  uint64_t epoch = 0;
-  int32_t broker_id = -1;
-};
-
 // -- group coordinator internals ------------------------------------------------------
 
 /// The join timer (initial rebalance delay or rebalance timeout) fired.
@@ -501,31 +459,6 @@ typename Inspector::result_type inspect(Inspector& f, partition_update& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, leadership_update& x) {
   return f(x.error, x.partitions);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, cluster_snapshot& x) {
-  return f(x.controller_epoch, x.controller_id, x.live_brokers, x.topics);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, node_info_request&) {
-  return f();
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, node_info& x) {
-  return f(x.broker_id, x.broker);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, cluster_parts& x) {
-  return f(x.zk, x.broker);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, cluster_tick& x) {
-  return f(x.what, x.epoch, x.broker_id);
 }
 
 template <class Inspector>

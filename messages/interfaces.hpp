@@ -111,7 +111,7 @@ using broker_actor = caf::typed_actor<
   caf::replies_to<init_producer_id_request>::with<init_producer_id_response>,
   caf::reacts_to<topic_deletion>>;
 
-/// A node's ZooKeeper session (actors/zookeeper_session).
+/// A node's ZooKeeper session (cluster/zookeeper_session).
 using zookeeper_session_actor =
   caf::typed_actor<caf::replies_to<zk_request>::with<zk_result>,
                    caf::replies_to<zk_multi_request>::with<zk_result>,
@@ -121,9 +121,10 @@ using zookeeper_session_actor =
 using zookeeper_owner_actor = caf::typed_actor<caf::reacts_to<zk_session_event>,
                                                caf::reacts_to<zk_watch_event>>;
 
-/// A cluster node's controller (ZooKeeper mode): the controller protocol
-/// for its broker (admin requests included), plus what the other nodes and
-/// its ZooKeeper session send it. The one actor a node publishes on troupe.cluster.port.
+/// A cluster node's controller (ZooKeeper mode, cluster/cluster_controller):
+/// the controller protocol for its broker (admin requests included), plus
+/// what the other nodes and its ZooKeeper session send it. The one actor a
+/// node publishes on troupe.cluster.port.
 using cluster_controller_actor = embedded_controller_actor::extend<
   caf::reacts_to<zk_session_event>, caf::reacts_to<zk_watch_event>,
   caf::reacts_to<cluster_snapshot>,

@@ -7,12 +7,12 @@
 
 #include <caf/type_id.hpp>
 
+#include "cluster/messages.hpp"
 #include "messages/admin_messages.hpp"
 #include "messages/cluster_messages.hpp"
 #include "messages/consumer_group_messages.hpp"
 #include "messages/group_messages.hpp"
 #include "messages/replication_messages.hpp"
-#include "messages/zookeeper_messages.hpp"
 
 namespace caf {
 class actor_system_config;

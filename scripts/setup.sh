@@ -20,7 +20,7 @@ packages=(
   clang                 # libFuzzer targets (scripts/fuzz.sh)
   python3               # plot script
   zookeeper             # cluster metadata server (3.8), started by the tests
-  libzookeeper-mt-dev   # ZooKeeper's C client (cluster/zookeeper_client)
+  libzookeeper-mt-dev   # ZooKeeper's C client (cluster/zookeeper/zookeeper_client)
   nlohmann-json3-dev    # Kafka's znode JSON (domain/zookeeper)
   python3-confluent-kafka # cluster tests, tests/kafka/python_clients_test.py
   python3-kazoo         # cluster tests and scripts/cluster.sh read ZooKeeper

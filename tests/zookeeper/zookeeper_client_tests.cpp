@@ -9,7 +9,7 @@
 #include <optional>
 #include <thread>
 
-#include "cluster/zookeeper_client.hpp"
+#include "cluster/zookeeper/zookeeper_client.hpp"
 #include "domain/zookeeper/kafka_znodes.hpp"
 #include "tests/zookeeper/tcp_proxy.hpp"
 #include "tests/zookeeper/zk_server.hpp"

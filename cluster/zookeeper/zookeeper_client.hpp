@@ -2,7 +2,7 @@
 
 // An asynchronous ZooKeeper client for actors: a small wrapper over
 // ZooKeeper's C client (libzookeeper-mt). No CAF here; the actor layer wraps
-// it (docs/ARCHITECTURE.md, several nodes).
+// it (cluster/zookeeper_session, docs/ARCHITECTURE.md §7).
 //
 // Threads. Every result, watch and session event is delivered by calling a
 // handler on one of ZooKeeper's own threads (the handle's completion thread;

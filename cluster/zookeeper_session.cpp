@@ -1,4 +1,4 @@
-#include "actors/zookeeper_session.hpp"
+#include "cluster/zookeeper_session.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>

@@ -1,4 +1,12 @@
-#include "actors/cluster_controller.hpp"
+// A node's cluster_controller (docs/ARCHITECTURE.md §7), the node's side:
+// its ZooKeeper session, its registration in /brokers/ids, the election,
+// the connections to its peers, the snapshots of the active controller,
+// the metadata its broker asks for; and the two behaviors, the follower's,
+// which forwards what only a controller serves, and the active
+// controller's, which hands it to its active_controller
+// (cluster/active_controller.cpp).
+
+#include "cluster/cluster_controller.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -9,14 +17,21 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
-#include "actors/cluster_controller_impl.hpp"
 #include "actors/metadata_view.hpp"
+#include "cluster/active_controller.hpp"
+#include "cluster/zookeeper/zookeeper_client.hpp"
 
 namespace troupe {
 
-using namespace cluster_impl;
+using namespace node_agent;
 
 namespace {
+
+using zk_error = cluster::zk_error;
+
+bool is(const zk_result& r, zk_error e) {
+  return r.error == static_cast<int32_t>(e);
+}
 
 constexpr auto zk_timeout = std::chrono::seconds(30);
 constexpr auto peer_timeout = std::chrono::seconds(5);
@@ -127,8 +142,8 @@ void connect_peer(cluster_controller_ptr self, int32_t id) {
               spdlog::info("cluster: connected to broker {} at {}:{}", id, host,
                            port);
               tell_broker_peers(self);
-              if (st.active)
-                send_snapshot_to(self, controller);
+              if (auto active = st.active)
+                active->send_snapshot_to(controller);
             },
             [retry](caf::error&) { retry(); });
       },
@@ -172,8 +187,8 @@ void update_peers(cluster_controller_ptr self,
   }
   if (changed) {
     tell_broker_peers(self);
-    if (st.active)
-      on_brokers_changed(self, {});
+    if (auto active = st.active)
+      active->on_brokers_changed();
   }
 }
 
@@ -224,6 +239,8 @@ void watch_brokers(cluster_controller_ptr self) {
 // -- registration, election ------------------------------------------------------------
 
 void elect(cluster_controller_ptr self);
+void become_active(cluster_controller_ptr self);
+void resign(cluster_controller_ptr self, const std::string& why);
 
 void on_registered(cluster_controller_ptr self) {
   auto& st = self->state;
@@ -359,8 +376,7 @@ void lose_session(cluster_controller_ptr self, const std::string& why) {
   st.connected = false;
   st.registered = false;
   st.session_id = 0;
-  if (st.active)
-    resign(self, why);
+  resign(self, why);
   st.controller_id = -1;
   // What the last controller said may be outdated by now (others took over
   // this node's leaderships): once registered again, the broker waits for
@@ -416,7 +432,7 @@ void on_watch(cluster_controller_ptr self, const zk_watch_event& e) {
     watch_brokers(self);
   } else if (e.path == zk::controller_path) {
     if (kind == watch_kind::deleted || kind == watch_kind::data_changed) {
-      if (st.active && kind == watch_kind::deleted)
+      if (kind == watch_kind::deleted)
         resign(self, "/controller was deleted");
       st.controller_id = -1;
       elect(self);
@@ -466,11 +482,19 @@ bool missing_topics(const cluster_controller_state& st,
   return false;
 }
 
+/// The node whose controller is the active one, if connected (this one's
+/// own entry holds this actor).
+cluster_controller_actor active_peer(const cluster_controller_state& st) {
+  auto i = st.peers.find(st.controller_id);
+  return i == st.peers.end() ? cluster_controller_actor{}
+                             : i->second.controller;
+}
+
 /// Forwards `req` to the active controller, or answers `fallback`.
 template <class Response, class Request, class Fallback>
 caf::result<Response> forward(cluster_controller_ptr self, Request req,
                               Fallback fallback) {
-  auto active = active_controller(self->state);
+  auto active = active_peer(self->state);
   if (!active)
     return fallback();
   auto rp = self->make_response_promise<Response>();
@@ -480,11 +504,301 @@ caf::result<Response> forward(cluster_controller_ptr self, Request req,
   return rp;
 }
 
+// -- the two behaviors ----------------------------------------------------------------
+
+/// What a follower does with what only a controller serves: forwards it to
+/// the active controller's node, or answers that there is none.
+struct follower_role {
+  /// Where a metadata request's missing topics are created, if anywhere.
+  controller_actor creator(cluster_controller_ptr self) const {
+    return caf::actor_cast<controller_actor>(active_peer(self->state));
+  }
+
+  caf::result<create_topics_response>
+  create_topics(cluster_controller_ptr self, create_topics_request& req) const {
+    auto fallback = [names = req.topics] {
+      create_topics_response res;
+      for (auto& t : names)
+        res.topics.push_back({t.name, error_code::not_controller,
+                              "No active controller is known."});
+      return res;
+    };
+    return forward<create_topics_response>(self, std::move(req), fallback);
+  }
+
+  caf::result<allocate_producer_ids_response>
+  allocate_producer_ids(cluster_controller_ptr self,
+                        allocate_producer_ids_request& req) const {
+    return forward<allocate_producer_ids_response>(self, std::move(req), [] {
+      allocate_producer_ids_response res;
+      res.error = error_code::coordinator_load_in_progress;
+      return res;
+    });
+  }
+
+  caf::result<alter_isr_response> alter_isr(cluster_controller_ptr self,
+                                            alter_isr_request& req) const {
+    auto fallback = [] {
+      alter_isr_response res;
+      res.error = error_code::not_controller;
+      res.state.leader = -2; // not this leadership: the replica retries
+      return res;
+    };
+    return forward<alter_isr_response>(self, std::move(req), fallback);
+  }
+};
+
+/// The active controller's node hands it what only a controller serves.
+struct active_role {
+  std::shared_ptr<active_controller> controller;
+
+  /// The active controller answers once ZooKeeper holds the topic and its
+  /// own view has it.
+  controller_actor creator(cluster_controller_ptr self) const {
+    return caf::actor_cast<controller_actor>(self);
+  }
+
+  caf::result<create_topics_response>
+  create_topics(cluster_controller_ptr, create_topics_request& req) const {
+    return controller->create_topics(req);
+  }
+
+  caf::result<allocate_producer_ids_response>
+  allocate_producer_ids(cluster_controller_ptr,
+                        allocate_producer_ids_request& req) const {
+    return controller->allocate_producer_ids(req);
+  }
+
+  caf::result<alter_isr_response> alter_isr(cluster_controller_ptr,
+                                            alter_isr_request& req) const {
+    return controller->alter_isr(req);
+  }
+};
+
+void on_tick(cluster_controller_ptr self, const cluster_tick& t) {
+  auto& st = self->state;
+  switch (t.what) {
+    case tick::register_broker:
+      if (t.epoch == st.session_epoch && !st.registered)
+        register_broker(self);
+      return;
+    case tick::elect:
+      if (t.epoch == st.session_epoch) {
+        watch_brokers(self);
+        elect(self);
+      }
+      return;
+    case tick::connect_peer: {
+      auto i = st.peers.find(t.broker_id);
+      if (i != st.peers.end() && i->second.attempt == t.epoch
+          && !i->second.controller)
+        connect_peer(self, t.broker_id);
+      return;
+    }
+    case tick::session_deadline:
+      if (t.epoch != st.session_epoch || st.connected)
+        return;
+      if (st.session_id == 0) {
+        // Never connected yet: say so and keep waiting (the client
+        // retries with its own backoff).
+        spdlog::error("cluster: cannot reach ZooKeeper at {}; still "
+                      "trying",
+                      st.config.zookeeper.connect);
+        self->delayed_send(
+          self, ms(st.config.zookeeper.session_timeout_ms),
+          cluster_tick{tick::session_deadline, st.session_epoch, -1});
+        return;
+      }
+      lose_session(self, "no ZooKeeper for zookeeper.session.timeout.ms");
+      return;
+  }
+}
+
+/// Nothing is served as if the cluster were empty before the active
+/// controller's first snapshot: the broker's clients see it fail. Missing
+/// topics are created first when the request and the config allow it.
+template <class Role>
+caf::result<metadata_response> on_metadata(cluster_controller_ptr self,
+                                           const Role& role,
+                                           metadata_request& req) {
+  auto& st = self->state;
+  if (st.view.controller_epoch == 0)
+    return caf::make_error(caf::sec::request_receiver_down);
+  if (req.allow_auto_topic_creation && st.config.auto_create_topics
+      && missing_topics(st, req)) {
+    create_topics_request create;
+    for (auto& name : req.topics)
+      create.topics.push_back({name, -1, -1});
+    auto rp = self->make_response_promise<metadata_response>();
+    auto answer = [self, rp, req]() mutable {
+      rp.deliver(answer_metadata(self->state, req));
+    };
+    auto created = [answer](create_topics_response&) mutable { answer(); };
+    auto failed = [answer](caf::error&) mutable { answer(); };
+    if (auto creator = role.creator(self))
+      self->request(creator, zk_timeout, std::move(create))
+        .then(created, failed);
+    else
+      answer();
+    return rp;
+  }
+  return answer_metadata(st, req);
+}
+
+caf::result<leadership_update>
+on_broker_status_change(cluster_controller_ptr self,
+                        broker_status_change& req) {
+  auto& st = self->state;
+  if (req.broker_id != st.broker_id) {
+    auto i = st.peers.find(req.broker_id);
+    if (i == st.peers.end() || !i->second.controller)
+      return leadership_update{error_code::broker_not_available, {}};
+    return self->delegate(i->second.controller, std::move(req));
+  }
+  // An operator stops this node's broker: it leaves /brokers/ids (the
+  // controller fails its partitions over) until started again.
+  if (!req.alive) {
+    st.admin_stopped = true;
+    if (!st.stepped_down) {
+      st.stepped_down = true;
+      self->send(st.broker, broker_status_change{st.broker_id, false});
+    }
+    st.registered = false;
+    st.view = cluster_snapshot{}; // outdated while it is out (lose_session)
+    zk_ask(self, op(zk_operation::kind::remove, zk::broker_path(st.broker_id)),
+           [](zk_result&) {});
+  } else if (st.admin_stopped) {
+    st.admin_stopped = false;
+    register_broker(self);
+  }
+  return leadership_update{};
+}
+
+/// The node's handlers; `role` serves CreateTopics, AllocateProducerIds and
+/// AlterIsr, and says where a metadata request's missing topics are
+/// created.
+template <class Role>
+cluster_controller_actor::behavior_type
+node_behavior(cluster_controller_ptr self, Role role) {
+  return {
+    [self](cluster_parts& parts) {
+      auto& st = self->state;
+      st.zk = caf::actor_cast<zookeeper_session_actor>(parts.zk);
+      st.broker = caf::actor_cast<broker_actor>(parts.broker);
+      self->delayed_send(self, ms(st.config.zookeeper.session_timeout_ms),
+                         cluster_tick{tick::session_deadline, 0, -1});
+    },
+    [self](zk_session_event& e) { on_session(self, e); },
+    [self](zk_watch_event& e) { on_watch(self, e); },
+    [self](cluster_tick& t) { on_tick(self, t); },
+    [self](cluster_snapshot& s) { apply_snapshot(self, std::move(s)); },
+    [self](node_info_request&) {
+      return node_info{self->state.broker_id,
+                       caf::actor_cast<caf::actor>(self->state.broker)};
+    },
+    [self, role](metadata_request& req) -> caf::result<metadata_response> {
+      return on_metadata(self, role, req);
+    },
+    [self, role](create_topics_request& req)
+      -> caf::result<create_topics_response> {
+      return role.create_topics(self, req);
+    },
+    [self, role](allocate_producer_ids_request& req)
+      -> caf::result<allocate_producer_ids_response> {
+      return role.allocate_producer_ids(self, req);
+    },
+    [](delete_topics_request& req) -> delete_topics_response {
+      // Kafka's ZooKeeper mode deletes through /admin/delete_topics and the
+      // controller's TopicDeletionManager; troupe's cluster nodes do not
+      // implement it yet, so they refuse it (the embedded node deletes).
+      delete_topics_response res;
+      for (auto& t : req.topics)
+        res.topics.push_back({t.name, t.topic_id, error_code::invalid_request,
+                              "topic deletion is not supported on a cluster of "
+                              "troupe nodes yet"});
+      return res;
+    },
+    [self, role](alter_isr_request& req) -> caf::result<alter_isr_response> {
+      return role.alter_isr(self, req);
+    },
+    [self](broker_status_change& req) -> caf::result<leadership_update> {
+      return on_broker_status_change(self, req);
+    },
+    [](cluster_peers&) {
+      // The peers of a cluster node come from ZooKeeper, not from a node.
+    },
+  };
+}
+
+// -- becoming and ending the active controller -------------------------------------------
+
+zk_operation versioned(zk_operation::kind k, std::string path,
+                       std::string data, int32_t version) {
+  auto o = op(k, std::move(path), std::move(data));
+  o.version = version;
+  return o;
+}
+
+/// Won /controller: Kafka's registerControllerAndIncrementControllerEpoch,
+/// then the active behavior; the active controller loads the metadata from
+/// ZooKeeper, handles every broker that is gone and tells everyone.
+void become_active(cluster_controller_ptr self) {
+  using kind = zk_operation::kind;
+  if (self->state.active)
+    return;
+  zk_ask(self, op(kind::get, std::string{zk::controller_epoch_path}),
+         [self](zk_result& r) {
+           if (is(r, zk_error::no_node)) {
+             zk_ask(self,
+                    op(kind::create, std::string{zk::controller_epoch_path},
+                       zk::encode_controller_epoch(0)),
+                    [self](zk_result&) { become_active(self); });
+             return;
+           }
+           auto epoch =
+             is(r, zk_error::ok)
+               ? zk::decode_controller_epoch(r.data)
+               : zk::decoded<int32_t>::failure("cannot read /controller_epoch");
+           if (!epoch) {
+             spdlog::error("controller: {}", epoch.error());
+             return;
+           }
+           auto next = *epoch + 1;
+           zk_ask(self,
+                  versioned(kind::set, std::string{zk::controller_epoch_path},
+                            zk::encode_controller_epoch(next), r.version),
+                  [self, next](zk_result& w) {
+                    auto& st = self->state;
+                    if (!is(w, zk_error::ok)) {
+                      spdlog::warn("controller: another controller bumped the "
+                                   "epoch first");
+                      return;
+                    }
+                    st.controller_epoch = next;
+                    st.active =
+                      std::make_shared<active_controller>(self, next, w.version);
+                    self->become(node_behavior(self, active_role{st.active}));
+                    st.active->start();
+                  });
+         });
+}
+
+/// Lost the controllership (fenced, session lost, /controller deleted):
+/// back to the follower behavior; what waits answers NOT_CONTROLLER.
+void resign(cluster_controller_ptr self, const std::string& why) {
+  auto& st = self->state;
+  if (!st.active)
+    return;
+  auto ended = std::move(st.active);
+  self->become(node_behavior(self, follower_role{}));
+  ended->resign(why);
+}
+
 } // namespace
 
-// -- shared with the active controller ----------------------------------------------
+// -- what the active controller uses of its node ----------------------------------------
 
-namespace cluster_impl {
+namespace node_agent {
 
 void resign_and_retry(cluster_controller_ptr self, const std::string& why) {
   resign(self, why);
@@ -527,12 +841,6 @@ std::vector<int32_t> registered_brokers(const cluster_controller_state& st) {
   return out;
 }
 
-cluster_controller_actor active_controller(const cluster_controller_state& st) {
-  auto i = st.peers.find(st.controller_id);
-  return i == st.peers.end() ? cluster_controller_actor{}
-                             : i->second.controller;
-}
-
 void apply_snapshot(cluster_controller_ptr self, cluster_snapshot s) {
   auto& st = self->state;
   if (s.controller_epoch < st.controller_epoch) {
@@ -563,9 +871,9 @@ void apply_snapshot(cluster_controller_ptr self, cluster_snapshot s) {
     self->send(st.broker, std::move(changes));
 }
 
-} // namespace cluster_impl
+} // namespace node_agent
 
-// -- the behavior ----------------------------------------------------------------------
+// -- the actor ------------------------------------------------------------------------
 
 cluster_controller_actor::behavior_type
 cluster_controller(cluster_controller_ptr self, cluster_config config,
@@ -591,170 +899,7 @@ cluster_controller(cluster_controller_ptr self, cluster_config config,
       return;
     }
   });
-  return {
-    [self](cluster_parts& parts) {
-      auto& st = self->state;
-      st.zk = caf::actor_cast<zookeeper_session_actor>(parts.zk);
-      st.broker = caf::actor_cast<broker_actor>(parts.broker);
-      self->delayed_send(self, ms(st.config.zookeeper.session_timeout_ms),
-                         cluster_tick{tick::session_deadline, 0, -1});
-    },
-    [self](zk_session_event& e) { on_session(self, e); },
-    [self](zk_watch_event& e) { on_watch(self, e); },
-    [self](cluster_tick& t) {
-      auto& st = self->state;
-      switch (t.what) {
-        case tick::register_broker:
-          if (t.epoch == st.session_epoch && !st.registered)
-            register_broker(self);
-          return;
-        case tick::elect:
-          if (t.epoch == st.session_epoch) {
-            watch_brokers(self);
-            elect(self);
-          }
-          return;
-        case tick::connect_peer: {
-          auto i = st.peers.find(t.broker_id);
-          if (i != st.peers.end() && i->second.attempt == t.epoch
-              && !i->second.controller)
-            connect_peer(self, t.broker_id);
-          return;
-        }
-        case tick::session_deadline:
-          if (t.epoch != st.session_epoch || st.connected)
-            return;
-          if (st.session_id == 0) {
-            // Never connected yet: say so and keep waiting (the client
-            // retries with its own backoff).
-            spdlog::error("cluster: cannot reach ZooKeeper at {}; still "
-                          "trying",
-                          st.config.zookeeper.connect);
-            self->delayed_send(
-              self, ms(st.config.zookeeper.session_timeout_ms),
-              cluster_tick{tick::session_deadline, st.session_epoch, -1});
-            return;
-          }
-          lose_session(self, "no ZooKeeper for zookeeper.session.timeout.ms");
-          return;
-      }
-    },
-    [self](cluster_snapshot& s) { apply_snapshot(self, std::move(s)); },
-    [self](node_info_request&) {
-      return node_info{self->state.broker_id,
-                       caf::actor_cast<caf::actor>(self->state.broker)};
-    },
-    [self](metadata_request& req) -> caf::result<metadata_response> {
-      auto& st = self->state;
-      // Nothing is served as if the cluster were empty before the active
-      // controller's first snapshot: the broker's clients see it fail.
-      if (st.view.controller_epoch == 0)
-        return caf::make_error(caf::sec::request_receiver_down);
-      if (req.allow_auto_topic_creation && st.config.auto_create_topics
-          && missing_topics(st, req)) {
-        create_topics_request create;
-        for (auto& name : req.topics)
-          create.topics.push_back({name, -1, -1});
-        auto rp = self->make_response_promise<metadata_response>();
-        auto answer = [self, rp, req]() mutable {
-          rp.deliver(answer_metadata(self->state, req));
-        };
-        auto created = [answer](create_topics_response&) mutable { answer(); };
-        auto failed = [answer](caf::error&) mutable { answer(); };
-        if (st.active) {
-          // The active controller answers once ZooKeeper holds the topic
-          // and its own view has it.
-          self
-            ->request(caf::actor_cast<controller_actor>(self), zk_timeout,
-                      std::move(create))
-            .then(created, failed);
-        } else if (auto active = active_controller(st)) {
-          self->request(active, zk_timeout, std::move(create))
-            .then(created, failed);
-        } else {
-          answer();
-        }
-        return rp;
-      }
-      return answer_metadata(st, req);
-    },
-    [self](create_topics_request& req) -> caf::result<create_topics_response> {
-      auto& st = self->state;
-      if (st.active)
-        return create_topics_active(self, req);
-      auto fallback = [names = req.topics] {
-        create_topics_response res;
-        for (auto& t : names)
-          res.topics.push_back({t.name, error_code::not_controller,
-                                "No active controller is known."});
-        return res;
-      };
-      return forward<create_topics_response>(self, std::move(req), fallback);
-    },
-    [self](allocate_producer_ids_request& req)
-      -> caf::result<allocate_producer_ids_response> {
-      if (self->state.active)
-        return allocate_producer_ids_active(self, req);
-      return forward<allocate_producer_ids_response>(self, std::move(req), [] {
-        allocate_producer_ids_response res;
-        res.error = error_code::coordinator_load_in_progress;
-        return res;
-      });
-    },
-    [](delete_topics_request& req) -> delete_topics_response {
-      // Kafka's ZooKeeper mode deletes through /admin/delete_topics and the
-      // controller's TopicDeletionManager; troupe's cluster nodes do not
-      // implement it yet, so they refuse it (the embedded node deletes).
-      delete_topics_response res;
-      for (auto& t : req.topics)
-        res.topics.push_back({t.name, t.topic_id, error_code::invalid_request,
-                              "topic deletion is not supported on a cluster of "
-                              "troupe nodes yet"});
-      return res;
-    },
-    [self](alter_isr_request& req) -> caf::result<alter_isr_response> {
-      auto& st = self->state;
-      if (st.active)
-        return alter_isr_active(self, req);
-      auto fallback = [] {
-        alter_isr_response res;
-        res.error = error_code::not_controller;
-        res.state.leader = -2; // not this leadership: the replica retries
-        return res;
-      };
-      return forward<alter_isr_response>(self, std::move(req), fallback);
-    },
-    [self](broker_status_change& req) -> caf::result<leadership_update> {
-      auto& st = self->state;
-      if (req.broker_id != st.broker_id) {
-        auto i = st.peers.find(req.broker_id);
-        if (i == st.peers.end() || !i->second.controller)
-          return leadership_update{error_code::broker_not_available, {}};
-        return self->delegate(i->second.controller, std::move(req));
-      }
-      // An operator stops this node's broker: it leaves /brokers/ids (the
-      // controller fails its partitions over) until started again.
-      if (!req.alive) {
-        st.admin_stopped = true;
-        if (!st.stepped_down) {
-          st.stepped_down = true;
-          self->send(st.broker, broker_status_change{st.broker_id, false});
-        }
-        st.registered = false;
-        st.view = cluster_snapshot{}; // outdated while it is out (lose_session)
-        zk_ask(self,
-               op(zk_operation::kind::remove, zk::broker_path(st.broker_id)),
-               [](zk_result&) {});
-      } else if (st.admin_stopped) {
-        st.admin_stopped = false;
-        register_broker(self);
-      }
-      return leadership_update{};
-    },
-    [](cluster_peers&) {
-      // The peers of a cluster node come from ZooKeeper, not from a node.
-    },
-  };
+  return node_behavior(self, follower_role{});
 }
 
 } // namespace troupe

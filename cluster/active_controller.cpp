@@ -4,6 +4,8 @@
 // /controller_epoch's zkVersion, so a deposed controller's writes fail; each
 // partition state is set with its own zkVersion (the partition epoch).
 
+#include "cluster/active_controller.hpp"
+
 #include <iterator>
 #include <map>
 #include <memory>
@@ -12,14 +14,21 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
-#include "actors/cluster_controller_impl.hpp"
 #include "actors/metadata_view.hpp"
+#include "cluster/zookeeper/zookeeper_client.hpp"
 
-namespace troupe::cluster_impl {
+namespace troupe {
+
+using namespace node_agent;
 
 namespace {
 
 using kind = zk_operation::kind;
+using zk_error = cluster::zk_error;
+
+bool is(const zk_result& r, zk_error e) {
+  return r.error == static_cast<int32_t>(e);
+}
 
 zk_operation zop(kind k, std::string path, std::string data = {},
                  int32_t version = -1) {
@@ -31,91 +40,101 @@ zk_operation zop(kind k, std::string path, std::string data = {},
   return o;
 }
 
-// -- the operation queue -----------------------------------------------------------
-
-/// One controller operation; `cancelled` when the controllership ended
-/// before it ran (it answers NOT_CONTROLLER then).
-using operation = std::function<void(bool cancelled)>;
-
-void run_next(cluster_controller_ptr self);
-
-void enqueue(cluster_controller_ptr self, operation op) {
-  auto& st = self->state;
-  if (!st.active) {
-    op(true);
-    return;
-  }
-  st.ops.push_back(std::move(op));
-  run_next(self);
-}
-
-void finish_op(cluster_controller_ptr self) {
-  self->state.op_running = false;
-  run_next(self);
-}
-
-void run_next(cluster_controller_ptr self) {
-  auto& st = self->state;
-  if (st.op_running || st.ops.empty() || !st.active)
-    return;
-  st.op_running = true;
-  auto next = std::move(st.ops.front());
-  st.ops.pop_front();
-  next(false);
-}
-
-// -- writing ZooKeeper ----------------------------------------------------------------
-
-std::string state_data(const cluster_controller_state& st,
-                       const partition_state& p) {
-  zk::leader_isr_state s;
-  s.leader = p.leader;
-  s.leader_epoch = p.leader_epoch;
-  s.isr = p.isr;
-  s.controller_epoch = st.controller_epoch;
-  return zk::encode_partition_state(s);
-}
-
-cluster_snapshot snapshot_of(const cluster_controller_state& st) {
-  cluster_snapshot s;
-  s.controller_epoch = st.controller_epoch;
-  s.controller_id = st.broker_id;
-  s.live_brokers = registered_brokers(st);
-  for (auto& [name, partitions] : st.metadata.topics())
-    s.topics.push_back(describe(st.metadata, name));
-  return s;
-}
-
-/// Every node, this one included, learns the metadata now in ZooKeeper.
-void broadcast(cluster_controller_ptr self) {
-  auto& st = self->state;
-  auto s = snapshot_of(st);
-  for (auto& [id, p] : st.peers)
-    if (id != st.broker_id && p.controller)
-      self->send(p.controller, s);
-  apply_snapshot(self, std::move(s));
-}
-
 /// ZooKeeper refuses a request larger than jute.maxbuffer (1 MiB by
 /// default) by closing the connection; a metadata write goes out in
 /// multis of at most about this many bytes.
 constexpr size_t max_multi_bytes = 256 * 1024;
 
+} // namespace
+
+active_controller::active_controller(cluster_controller_ptr self,
+                                     int32_t epoch, int32_t epoch_zk_version)
+  : self_(self), epoch_(epoch), epoch_zk_version_(epoch_zk_version) {
+  // nop
+}
+
+// -- the operation queue -----------------------------------------------------------
+
+// An operation runs with `this` alive: it is called from run_next or
+// resign, whose callers hold the controller (the node's state or behavior,
+// or a continuation's `me`). What it leaves waiting on ZooKeeper holds it
+// through `me`, and checks `resigned_` when the answer comes.
+
+void active_controller::enqueue(operation op) {
+  if (resigned_) {
+    op(true);
+    return;
+  }
+  ops_.push_back(std::move(op));
+  run_next();
+}
+
+void active_controller::finish_op() {
+  op_running_ = false;
+  run_next();
+}
+
+void active_controller::run_next() {
+  if (op_running_ || ops_.empty() || resigned_)
+    return;
+  op_running_ = true;
+  auto next = std::move(ops_.front());
+  ops_.pop_front();
+  next(false);
+}
+
+void active_controller::give_up(const std::string& why) {
+  auto me = shared_from_this(); // the node drops its own handle
+  resign_and_retry(self_, why);
+}
+
+// -- writing ZooKeeper ----------------------------------------------------------------
+
+std::string active_controller::state_data(const partition_state& p) const {
+  zk::leader_isr_state s;
+  s.leader = p.leader;
+  s.leader_epoch = p.leader_epoch;
+  s.isr = p.isr;
+  s.controller_epoch = epoch_;
+  return zk::encode_partition_state(s);
+}
+
+cluster_snapshot active_controller::snapshot() const {
+  auto& st = self_->state;
+  cluster_snapshot s;
+  s.controller_epoch = epoch_;
+  s.controller_id = st.broker_id;
+  s.live_brokers = registered_brokers(st);
+  for (auto& [name, partitions] : metadata_.topics())
+    s.topics.push_back(describe(metadata_, name));
+  return s;
+}
+
+/// Every node, this one included, learns the metadata now in ZooKeeper.
+void active_controller::broadcast() {
+  auto& st = self_->state;
+  auto s = snapshot();
+  for (auto& [id, p] : st.peers)
+    if (id != st.broker_id && p.controller)
+      self_->send(p.controller, s);
+  apply_snapshot(self_, std::move(s));
+}
+
 /// Writes `chunks[i..]` one after another; `done` gets the first error or
 /// ok after the last.
-void write_chunks(
-  cluster_controller_ptr self,
+void active_controller::write_chunks(
   std::shared_ptr<std::vector<std::vector<zk_operation>>> chunks, size_t i,
   std::function<void(zk_result&)> done) {
   auto ops = (*chunks)[i];
-  zk_multi(self, std::move(ops),
-           [self, chunks, i, done = std::move(done)](zk_result& r) mutable {
+  zk_multi(self_, std::move(ops),
+           [me = shared_from_this(), chunks, i,
+            done = std::move(done)](zk_result& r) mutable {
              if (!is(r, zk_error::ok) || i + 1 == chunks->size()
-                 || !self->state.active) {
+                 || me->resigned_) {
                done(r);
                return;
              }
-             write_chunks(self, chunks, i + 1, std::move(done));
+             me->write_chunks(chunks, i + 1, std::move(done));
            });
 }
 
@@ -127,12 +146,11 @@ void write_chunks(
 /// fenced on every one. A topic's znodes stay in one multi. Any failure
 /// ends the controllership (a newer controller fenced this one, or the
 /// outcome is unknown): the next controller reads ZooKeeper afresh.
-void commit(cluster_controller_ptr self, cluster_metadata working,
-            std::function<void(error_code)> done) {
-  auto& st = self->state;
-  auto changed = changed_partitions(st.metadata, working);
+void active_controller::commit(cluster_metadata working,
+                               std::function<void(error_code)> done) {
+  auto changed = changed_partitions(metadata_, working);
   if (changed.empty()) {
-    st.metadata = std::move(working);
+    metadata_ = std::move(working);
     done(error_code::none);
     return;
   }
@@ -150,7 +168,7 @@ void commit(cluster_controller_ptr self, cluster_metadata working,
   };
   // New topics: Kafka's TopicZNode, then a state znode per partition.
   for (auto& tp : changed) {
-    if (st.metadata.has_topic(tp.topic) || by_topic.count(tp.topic))
+    if (metadata_.has_topic(tp.topic) || by_topic.count(tp.topic))
       continue;
     zk::topic_assignment a;
     if (auto id = working.topic_id(tp.topic); !id.is_zero())
@@ -166,17 +184,17 @@ void commit(cluster_controller_ptr self, cluster_metadata working,
   std::vector<std::pair<topic_partition, int32_t>> versions;
   for (auto& tp : changed) {
     auto& now = *working.partition(tp);
-    auto old = st.metadata.partition(tp);
+    auto old = metadata_.partition(tp);
     auto& ops = group(tp.topic);
     if (!old || old->partition_epoch < 0) {
       if (!old)
         ops.push_back(zop(kind::create, zk::topic_partition_path(tp)));
       ops.push_back(
-        zop(kind::create, zk::partition_state_path(tp), state_data(st, now)));
+        zop(kind::create, zk::partition_state_path(tp), state_data(now)));
       versions.emplace_back(tp, 0);
     } else {
       ops.push_back(zop(kind::set, zk::partition_state_path(tp),
-                        state_data(st, now), old->partition_epoch));
+                        state_data(now), old->partition_epoch));
       versions.emplace_back(tp, old->partition_epoch + 1);
     }
   }
@@ -191,7 +209,7 @@ void commit(cluster_controller_ptr self, cluster_metadata working,
       chunks->emplace_back();
       chunks->back().push_back(zop(kind::check,
                                    std::string{zk::controller_epoch_path}, {},
-                                   st.epoch_zk_version));
+                                   epoch_zk_version_));
       bytes = 0;
     }
     bytes += size;
@@ -200,78 +218,76 @@ void commit(cluster_controller_ptr self, cluster_metadata working,
                  std::make_move_iterator(ops.end()));
   }
   auto next = std::make_shared<cluster_metadata>(std::move(working));
-  write_chunks(self, chunks, 0, [self, next, versions, done](zk_result& r) {
-    auto& st = self->state;
-    if (!st.active) {
-      done(error_code::not_controller);
-      return;
-    }
-    if (!is(r, zk_error::ok)) {
-      spdlog::error("controller: ZooKeeper refused a metadata "
-                    "write: {}",
-                    cluster::to_string(static_cast<zk_error>(r.error)));
-      resign_and_retry(self, "a metadata write failed");
-      done(error_code::not_controller);
-      return;
-    }
-    for (auto& [tp, version] : versions)
-      next->set_partition_epoch(tp, version);
-    st.metadata = std::move(*next);
-    broadcast(self);
-    done(error_code::none);
-  });
+  write_chunks(chunks, 0,
+               [me = shared_from_this(), next, versions, done](zk_result& r) {
+                 if (me->resigned_) {
+                   done(error_code::not_controller);
+                   return;
+                 }
+                 if (!is(r, zk_error::ok)) {
+                   spdlog::error(
+                     "controller: ZooKeeper refused a metadata write: {}",
+                     cluster::to_string(static_cast<zk_error>(r.error)));
+                   me->give_up("a metadata write failed");
+                   done(error_code::not_controller);
+                   return;
+                 }
+                 for (auto& [tp, version] : versions)
+                   next->set_partition_epoch(tp, version);
+                 me->metadata_ = std::move(*next);
+                 me->broadcast();
+                 done(error_code::none);
+               });
 }
 
 /// Kafka creates __consumer_offsets on first use with
 /// offsets.topic.replication.factor replicas; troupe as soon as that many
 /// brokers are registered.
-void ensure_offsets_topic(cluster_controller_ptr self) {
-  auto& st = self->state;
-  if (st.metadata.has_topic(offsets_topic)
+void active_controller::ensure_offsets_topic() {
+  auto& st = self_->state;
+  if (metadata_.has_topic(offsets_topic)
       || static_cast<int32_t>(st.peers.size())
            < st.config.offsets_topic_replication_factor)
     return;
-  enqueue(self, [self](bool cancelled) {
-    auto& st = self->state;
+  enqueue([this](bool cancelled) {
     if (cancelled)
       return;
-    if (st.metadata.has_topic(offsets_topic)) {
-      finish_op(self);
+    if (metadata_.has_topic(offsets_topic)) {
+      finish_op();
       return;
     }
-    auto working = st.metadata;
+    auto& st = self_->state;
+    auto working = metadata_;
     working.create_topic(offsets_topic, st.config.offsets_topic_num_partitions,
                          st.config.offsets_topic_replication_factor, 0,
                          random_uuid(st.rng));
-    commit(self, std::move(working), [self](error_code e) {
+    commit(std::move(working), [me = shared_from_this()](error_code e) {
       if (e == error_code::none)
         spdlog::info("controller: created {}", offsets_topic);
-      finish_op(self);
+      me->finish_op();
     });
   });
 }
 
 // -- loading the metadata from ZooKeeper --------------------------------------------------
 
-struct loading {
+struct active_controller::loading {
   std::map<std::string, std::vector<partition_state>> topics;
   std::map<std::string, uuid> ids;
   size_t outstanding = 1;
   bool failed = false;
 };
 
-void finish_loading(cluster_controller_ptr self, std::shared_ptr<loading> l);
-
-void loaded_one(cluster_controller_ptr self, std::shared_ptr<loading> l) {
+void active_controller::loaded_one(std::shared_ptr<loading> l) {
   if (--l->outstanding == 0)
-    finish_loading(self, l);
+    finish_loading(l);
 }
 
-void load_partition(cluster_controller_ptr self, std::shared_ptr<loading> l,
-                    topic_partition tp) {
+void active_controller::load_partition(std::shared_ptr<loading> l,
+                                       topic_partition tp) {
   ++l->outstanding;
-  zk_ask(self, zop(kind::get, zk::partition_state_path(tp)),
-         [self, l, tp](zk_result& r) {
+  zk_ask(self_, zop(kind::get, zk::partition_state_path(tp)),
+         [me = shared_from_this(), l, tp](zk_result& r) {
            auto& p = l->topics[tp.topic][static_cast<size_t>(tp.partition)];
            if (is(r, zk_error::ok)) {
              auto s = zk::decode_partition_state(r.data);
@@ -293,15 +309,15 @@ void load_partition(cluster_controller_ptr self, std::shared_ptr<loading> l,
            } else {
              l->failed = true;
            }
-           loaded_one(self, l);
+           me->loaded_one(l);
          });
 }
 
-void load_topic(cluster_controller_ptr self, std::shared_ptr<loading> l,
-                std::string topic) {
+void active_controller::load_topic(std::shared_ptr<loading> l,
+                                   std::string topic) {
   ++l->outstanding;
-  zk_ask(self, zop(kind::get, zk::topic_path(topic)),
-         [self, l, topic](zk_result& r) {
+  zk_ask(self_, zop(kind::get, zk::topic_path(topic)),
+         [me = shared_from_this(), l, topic](zk_result& r) {
            auto a = is(r, zk_error::ok)
                       ? zk::decode_topic_assignment(r.data)
                       : zk::decoded<zk::topic_assignment>::failure(
@@ -309,7 +325,7 @@ void load_topic(cluster_controller_ptr self, std::shared_ptr<loading> l,
            if (!a) {
              spdlog::error("controller: {}", a.error());
              l->failed = true;
-             loaded_one(self, l);
+             me->loaded_one(l);
              return;
            }
            if (a->topic_id)
@@ -325,20 +341,20 @@ void load_topic(cluster_controller_ptr self, std::shared_ptr<loading> l,
                break;
              }
              parts[static_cast<size_t>(p)].replicas = assignment.replicas;
-             load_partition(self, l, {topic, p++});
+             me->load_partition(l, {topic, p++});
            }
-           loaded_one(self, l);
+           me->loaded_one(l);
          });
 }
 
-void finish_loading(cluster_controller_ptr self, std::shared_ptr<loading> l) {
-  auto& st = self->state;
-  if (!st.active)
+void active_controller::finish_loading(std::shared_ptr<loading> l) {
+  if (resigned_)
     return;
   if (l->failed) {
-    resign_and_retry(self, "the metadata in ZooKeeper could not be read");
+    give_up("the metadata in ZooKeeper could not be read");
     return;
   }
+  auto& st = self_->state;
   std::map<int32_t, bool> brokers;
   for (auto& [topic, parts] : l->topics)
     for (auto& p : parts)
@@ -346,124 +362,81 @@ void finish_loading(cluster_controller_ptr self, std::shared_ptr<loading> l) {
         brokers[r] = true;
   // What ZooKeeper holds; then the brokers that left while no controller
   // watched fail over, and those that came back lead again.
-  st.metadata = cluster_metadata::restore(brokers, l->topics, l->ids);
+  metadata_ = cluster_metadata::restore(brokers, l->topics, l->ids);
   for (auto& [name, parts] : l->topics)
     if (!l->ids.count(name))
-      st.metadata.set_topic_id(name, random_uuid(st.rng));
+      metadata_.set_topic_id(name, random_uuid(st.rng));
   spdlog::info("controller: broker {} is the active controller (epoch {}), "
                "{} topics",
-               st.broker_id, st.controller_epoch, l->topics.size());
-  on_brokers_changed(self, {});
-  ensure_offsets_topic(self);
-  enqueue(self, [self](bool cancelled) {
+               st.broker_id, epoch_, l->topics.size());
+  on_brokers_changed();
+  ensure_offsets_topic();
+  enqueue([this](bool cancelled) {
     if (cancelled)
       return;
-    broadcast(self); // even when nothing changed: a new controller epoch
-    finish_op(self);
+    broadcast(); // even when nothing changed: a new controller epoch
+    finish_op();
   });
-  finish_op(self); // the loading (become_active)
+  finish_op(); // the loading (start)
 }
 
-void load_metadata(cluster_controller_ptr self) {
+void active_controller::load_metadata() {
   auto l = std::make_shared<loading>();
-  zk_ask(self, zop(kind::children, std::string{zk::topics_path}),
-         [self, l](zk_result& r) {
+  zk_ask(self_, zop(kind::children, std::string{zk::topics_path}),
+         [me = shared_from_this(), l](zk_result& r) {
            if (!is(r, zk_error::ok)) {
-             resign_and_retry(self, "cannot list /brokers/topics");
+             me->give_up("cannot list /brokers/topics");
              return;
            }
            for (auto& topic : r.children)
-             load_topic(self, l, topic);
-           loaded_one(self, l);
+             me->load_topic(l, topic);
+           me->loaded_one(l);
          });
 }
 
-} // namespace
+// -- the controllership ------------------------------------------------------------------
 
-// -- becoming and ending the active controller -------------------------------------------
-
-void become_active(cluster_controller_ptr self) {
-  auto& st = self->state;
-  if (st.active)
-    return;
-  // Kafka's registerControllerAndIncrementControllerEpoch.
-  zk_ask(self, zop(kind::get, std::string{zk::controller_epoch_path}),
-         [self](zk_result& r) {
-           auto& st = self->state;
-           if (is(r, zk_error::no_node)) {
-             zk_ask(self,
-                    zop(kind::create, std::string{zk::controller_epoch_path},
-                        zk::encode_controller_epoch(0)),
-                    [self](zk_result&) { become_active(self); });
-             return;
-           }
-           auto epoch =
-             is(r, zk_error::ok)
-               ? zk::decode_controller_epoch(r.data)
-               : zk::decoded<int32_t>::failure("cannot read /controller_epoch");
-           if (!epoch) {
-             spdlog::error("controller: {}", epoch.error());
-             return;
-           }
-           auto next = *epoch + 1;
-           zk_ask(self,
-                  zop(kind::set, std::string{zk::controller_epoch_path},
-                      zk::encode_controller_epoch(next), r.version),
-                  [self, next](zk_result& w) {
-                    auto& st = self->state;
-                    if (!is(w, zk_error::ok)) {
-                      spdlog::warn("controller: another controller bumped the "
-                                   "epoch first");
-                      return;
-                    }
-                    st.active = true;
-                    st.controller_epoch = next;
-                    st.epoch_zk_version = w.version;
-                    // Loading is the first operation: what arrives
-                    // meanwhile (CreateTopics, AlterIsr, broker changes)
-                    // waits for the metadata it must build on.
-                    st.op_running = true;
-                    load_metadata(self);
-                  });
-         });
+void active_controller::start() {
+  load_metadata();
 }
 
-void resign(cluster_controller_ptr self, const std::string& why) {
-  auto& st = self->state;
-  if (!st.active)
+void active_controller::resign(const std::string& why) {
+  if (resigned_)
     return;
-  spdlog::warn("controller: broker {} resigns ({})", st.broker_id, why);
-  st.active = false;
-  st.op_running = false;
+  spdlog::warn("controller: broker {} resigns ({})", self_->state.broker_id,
+               why);
+  resigned_ = true;
+  op_running_ = false;
   // Whatever waits is answered: each operation sees it was cancelled.
-  auto ops = std::exchange(st.ops, {});
+  auto ops = std::exchange(ops_, {});
   for (auto& op : ops)
     op(true);
 }
 
-void on_brokers_changed(cluster_controller_ptr self,
-                        const std::vector<int32_t>&) {
-  enqueue(self, [self](bool cancelled) {
+void active_controller::on_brokers_changed() {
+  enqueue([this](bool cancelled) {
     if (cancelled)
       return;
-    auto& st = self->state;
-    auto working = st.metadata;
+    auto& st = self_->state;
+    auto working = metadata_;
     working.sync_liveness(registered_brokers(st),
                           st.config.unclean_leader_election);
-    commit(self, std::move(working), [self](error_code) { finish_op(self); });
+    commit(std::move(working),
+           [me = shared_from_this()](error_code) { me->finish_op(); });
   });
-  ensure_offsets_topic(self);
+  ensure_offsets_topic();
 }
 
-void send_snapshot_to(cluster_controller_ptr self,
-                      const cluster_controller_actor& peer) {
-  self->send(peer, snapshot_of(self->state));
+void active_controller::send_snapshot_to(const cluster_controller_actor& peer) {
+  self_->send(peer, snapshot());
 }
+
+// -- what only the controller serves -----------------------------------------------------
 
 caf::result<create_topics_response>
-create_topics_active(cluster_controller_ptr self, create_topics_request& req) {
-  auto rp = self->make_response_promise<create_topics_response>();
-  enqueue(self, [self, rp, req](bool cancelled) mutable {
+active_controller::create_topics(create_topics_request& req) {
+  auto rp = self_->make_response_promise<create_topics_response>();
+  enqueue([this, rp, req](bool cancelled) mutable {
     create_topics_response res;
     if (cancelled) {
       for (auto& t : req.topics)
@@ -472,27 +445,28 @@ create_topics_active(cluster_controller_ptr self, create_topics_request& req) {
       rp.deliver(std::move(res));
       return;
     }
-    auto& st = self->state;
-    auto working = st.metadata;
+    auto& st = self_->state;
+    auto working = metadata_;
     for (auto& t : req.topics)
       res.topics.push_back(create_topic(working, st.config, st.rng, t));
     auto answer = std::make_shared<create_topics_response>(std::move(res));
-    commit(self, std::move(working), [self, rp, answer](error_code e) mutable {
+    commit(std::move(working), [me = shared_from_this(), rp,
+                                answer](error_code e) mutable {
       if (e != error_code::none)
         for (auto& t : answer->topics)
           if (t.error == error_code::none)
             t = {t.name, e, "The controller moved; retry."};
       rp.deliver(std::move(*answer));
-      finish_op(self);
+      me->finish_op();
     });
   });
   return rp;
 }
 
-caf::result<alter_isr_response> alter_isr_active(cluster_controller_ptr self,
-                                                 alter_isr_request& req) {
-  auto rp = self->make_response_promise<alter_isr_response>();
-  enqueue(self, [self, rp, req](bool cancelled) mutable {
+caf::result<alter_isr_response>
+active_controller::alter_isr(alter_isr_request& req) {
+  auto rp = self_->make_response_promise<alter_isr_response>();
+  enqueue([this, rp, req](bool cancelled) mutable {
     alter_isr_response res;
     if (cancelled) {
       res.error = error_code::not_controller;
@@ -500,62 +474,60 @@ caf::result<alter_isr_response> alter_isr_active(cluster_controller_ptr self,
       rp.deliver(res);
       return;
     }
-    auto& st = self->state;
-    auto working = st.metadata;
+    auto working = metadata_;
     res.error = working.alter_isr(req.partition, req.leader, req.leader_epoch,
                                   req.partition_epoch, req.isr);
     if (res.error != error_code::none) {
-      if (auto p = st.metadata.partition(req.partition))
+      if (auto p = metadata_.partition(req.partition))
         res.state = to_message(req.partition.partition, *p);
       rp.deliver(res);
-      finish_op(self);
+      finish_op();
       return;
     }
     auto tp = req.partition;
-    commit(self, std::move(working), [self, rp, tp, res](error_code e) mutable {
-      auto& st = self->state;
-      res.error = e;
-      if (auto p = st.metadata.partition(tp))
-        res.state = to_message(tp.partition, *p);
-      if (e != error_code::none)
-        res.state.leader = -2;
-      rp.deliver(res);
-      finish_op(self);
-    });
+    commit(std::move(working),
+           [me = shared_from_this(), rp, tp, res](error_code e) mutable {
+             res.error = e;
+             if (auto p = me->metadata_.partition(tp))
+               res.state = to_message(tp.partition, *p);
+             if (e != error_code::none)
+               res.state.leader = -2;
+             rp.deliver(res);
+             me->finish_op();
+           });
   });
   return rp;
 }
 
 caf::result<allocate_producer_ids_response>
-allocate_producer_ids_active(cluster_controller_ptr self,
-                             allocate_producer_ids_request& req) {
+active_controller::allocate_producer_ids(allocate_producer_ids_request& req) {
   constexpr int32_t block_size = 1000; // Kafka's ProducerIdsBlock size
-  auto rp = self->make_response_promise<allocate_producer_ids_response>();
+  auto rp = self_->make_response_promise<allocate_producer_ids_response>();
   // Not yet: the broker's producer retries InitProducerId on this code.
   auto retriable = [] {
     allocate_producer_ids_response res;
     res.error = error_code::coordinator_load_in_progress;
     return res;
   };
-  enqueue(self, [self, rp, req, retriable](bool cancelled) mutable {
+  enqueue([this, rp, req, retriable](bool cancelled) mutable {
     if (cancelled) {
       rp.deliver(retriable());
       return;
     }
     auto path = std::string{zk::producer_id_block_path};
     // Not zk_ask: that drops an answer from an older session, and this
-    // promise must be answered on every path (the checks of st.active
+    // promise must be answered on every path (the checks of resigned_
     // below cover a controllership that ended meanwhile).
-    auto read = [=](zk_result& r) mutable {
-      auto& st = self->state;
-      if (!st.active) {
+    auto read = [me = shared_from_this(), rp, req, retriable,
+                 path](zk_result& r) mutable {
+      if (me->resigned_) {
         rp.deliver(retriable());
         return;
       }
       bool exists = is(r, zk_error::ok);
       if (!exists && !is(r, zk_error::no_node)) {
         rp.deliver(retriable());
-        finish_op(self);
+        me->finish_op();
         return;
       }
       auto prev =
@@ -569,38 +541,39 @@ allocate_producer_ids_active(cluster_controller_ptr self,
         allocate_producer_ids_response res;
         res.error = error_code::unknown_server_error;
         rp.deliver(res);
-        finish_op(self);
+        me->finish_op();
         return;
       }
       auto block = *next;
       std::vector<zk_operation> ops;
       ops.push_back(zop(kind::check, std::string{zk::controller_epoch_path}, {},
-                        st.epoch_zk_version));
+                        me->epoch_zk_version_));
       auto data = zk::encode_producer_id_block(block);
       ops.push_back(exists ? zop(kind::set, path, data, r.version)
                            : zop(kind::create, path, data));
-      zk_multi(self, std::move(ops), [=](zk_result& w) mutable {
-        if (!self->state.active) {
-          rp.deliver(retriable());
-          return;
-        }
-        if (!is(w, zk_error::ok)) {
-          rp.deliver(retriable());
-          resign_and_retry(self, "the producer id block could not be written");
-          return;
-        }
-        spdlog::info("controller: producer ids {}..{} to broker {}",
-                     block.first, block.last, req.broker_id);
-        allocate_producer_ids_response res;
-        res.producer_id_start = block.first;
-        res.producer_id_len =
-          static_cast<int32_t>(block.last - block.first + 1);
-        rp.deliver(res);
-        finish_op(self);
-      });
+      zk_multi(me->self_, std::move(ops),
+               [me, rp, req, retriable, block](zk_result& w) mutable {
+                 if (me->resigned_) {
+                   rp.deliver(retriable());
+                   return;
+                 }
+                 if (!is(w, zk_error::ok)) {
+                   rp.deliver(retriable());
+                   me->give_up("the producer id block could not be written");
+                   return;
+                 }
+                 spdlog::info("controller: producer ids {}..{} to broker {}",
+                              block.first, block.last, req.broker_id);
+                 allocate_producer_ids_response res;
+                 res.producer_id_start = block.first;
+                 res.producer_id_len =
+                   static_cast<int32_t>(block.last - block.first + 1);
+                 rp.deliver(res);
+                 me->finish_op();
+               });
     };
-    self
-      ->request(self->state.zk, std::chrono::seconds(30),
+    self_
+      ->request(self_->state.zk, std::chrono::seconds(30),
                 zk_request{zop(kind::get, path)})
       .then([read](zk_result& r) mutable { read(r); },
             [read](caf::error&) mutable {
@@ -612,4 +585,4 @@ allocate_producer_ids_active(cluster_controller_ptr self,
   return rp;
 }
 
-} // namespace troupe::cluster_impl
+} // namespace troupe

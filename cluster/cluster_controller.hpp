@@ -1,19 +1,20 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "domain/cluster_config.hpp"
-#include "domain/replication/cluster_metadata.hpp"
 #include "domain/zookeeper/kafka_znodes.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {
+
+class active_controller;
 
 /// Another node of the cluster (or this one), as /brokers/ids/<id> and the
 /// middleman know it.
@@ -79,18 +80,12 @@ struct cluster_controller_state {
 
   // -- the active controller -----------------------------------------------------
 
-  bool active = false;
-  /// zkVersion of /controller_epoch as this controller wrote it: every
-  /// write checks it, so a deposed controller's writes fail.
-  int32_t epoch_zk_version = -1;
-  /// The metadata as stored in ZooKeeper; partition_epoch is each state
-  /// znode's zkVersion.
-  cluster_metadata metadata;
-  /// Operations run one at a time, each with its ZooKeeper write, like
-  /// Kafka's controller event queue; called with true when the
-  /// controllership ends before they ran (they answer NOT_CONTROLLER).
-  std::deque<std::function<void(bool)>> ops;
-  bool op_running = false;
+  /// While this node is the active controller: its state and operations
+  /// (cluster/active_controller.hpp); the actor's behavior is then the
+  /// active one, which hands it the requests only a controller serves.
+  std::shared_ptr<active_controller> active;
+  /// Seeded once per node (troupe.seed): topic ids and replica placement of
+  /// every controllership this node holds draw from it.
   std::mt19937_64 rng;
 
   static inline const char* name = "cluster_controller";
@@ -100,10 +95,44 @@ using cluster_controller_ptr =
   cluster_controller_actor::stateful_pointer<cluster_controller_state>;
 
 /// Waits for cluster_parts (its ZooKeeper session and broker are spawned
-/// after it: both need its handle), then for the session's events.
+/// after it: both need its handle), then for the session's events. Starts
+/// as a follower, which forwards what only a controller serves to the
+/// active controller; becomes() the active behavior when it wins /controller
+/// and bumped /controller_epoch, and the follower again when it resigns.
 cluster_controller_actor::behavior_type
 cluster_controller(cluster_controller_ptr self, cluster_config config,
                    std::vector<zk::broker_endpoint> endpoints,
                    std::function<void(const std::string&)> fatal);
+
+/// What the active controller uses of its node (cluster_controller.cpp).
+namespace node_agent {
+
+/// One ZooKeeper operation; `then` gets the result (a lost session actor
+/// reads as CLOSING). Dropped when the session epoch moved on meanwhile.
+void zk_ask(cluster_controller_ptr self, zk_operation op,
+            std::function<void(zk_result&)> then);
+
+/// Several operations, all or none; always answered.
+void zk_multi(cluster_controller_ptr self, std::vector<zk_operation> ops,
+              std::function<void(zk_result&)> then);
+
+/// Brokers registered in /brokers/ids, ascending.
+std::vector<int32_t> registered_brokers(const cluster_controller_state& st);
+
+/// Applies the active controller's view: changed partitions go to the local
+/// broker; older controller epochs are ignored.
+void apply_snapshot(cluster_controller_ptr self, cluster_snapshot s);
+
+/// A metadata write or read failed with an unknown outcome (ZooKeeper slow
+/// or briefly gone, the session still alive): resign, and run the election
+/// again a little later. While this node's session still holds
+/// /controller it becomes active again and reads ZooKeeper afresh (Kafka's
+/// controller retries its ZooKeeper requests until the session expires);
+/// if a newer controller won meanwhile, it follows that one. Without this a
+/// resigned controller would keep /controller and leave the cluster with
+/// no active controller until its session expired.
+void resign_and_retry(cluster_controller_ptr self, const std::string& why);
+
+} // namespace node_agent
 
 } // namespace troupe

@@ -1,4 +1,4 @@
-#include "cluster/zookeeper_client.hpp"
+#include "cluster/zookeeper/zookeeper_client.hpp"
 
 #include <atomic>
 #include <cerrno>

@@ -1,15 +1,25 @@
 #pragma once
 
-// Messages to and from a node's zookeeper_session actor (docs/ARCHITECTURE.md
-// §7): ZooKeeper operations as requests, every answer as one zk_result, and
-// the session's and watches' events for its owner. Local to a node, but in
-// the type-id block like every message.
+// The messages of the ZooKeeper mode (docs/ARCHITECTURE.md §7), between the
+// actors in cluster/: a node's zookeeper_session (ZooKeeper operations as
+// requests, every answer as one zk_result, the session's and watches' events
+// for its owner) and the nodes' cluster_controllers (the active
+// controller's snapshots, a node's parts and timers). Plain structs with
+// inspect(), listed in the type-id block of messages/type_ids.hpp like every
+// message; actor handles travel as caf::actor so that they serialize across
+// nodes.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include <caf/actor.hpp>
+
+#include "messages/cluster_messages.hpp"
+
 namespace troupe {
+
+// -- a node's ZooKeeper session (cluster/zookeeper_session) ---------------------
 
 /// One ZooKeeper operation (cluster::zk_op's fields, for multi too).
 struct zk_operation {
@@ -85,6 +95,48 @@ struct zk_reconnect {
   // nop
 };
 
+// -- the nodes' controllers (cluster/cluster_controller) -------------------------
+
+/// The active controller's view of the cluster, sent to every node's
+/// controller after each change; a node ignores one from an older
+/// controller epoch than the newest it has seen.
+struct cluster_snapshot {
+  int32_t controller_epoch = 0;
+  int32_t controller_id = -1;
+  std::vector<int32_t> live_brokers;
+  std::vector<topic_metadata> topics;
+};
+
+/// Asks a node's controller for its broker.
+struct node_info_request {
+  // nop
+};
+
+struct node_info {
+  int32_t broker_id = -1;
+  caf::actor broker;
+};
+
+/// A node hands its controller the ZooKeeper session and the broker, which
+/// are spawned after it (both need its handle).
+struct cluster_parts {
+  caf::actor zk;
+  caf::actor broker;
+};
+
+/// A cluster controller's own timers; stale epochs are ignored.
+struct cluster_tick {
+  enum class kind : uint8_t {
+    register_broker,
+    connect_peer,
+    session_deadline,
+    elect,
+  };
+  kind what = kind::register_broker;
+  uint64_t epoch = 0;
+  int32_t broker_id = -1;
+};
+
 // -- inspect ------------------------------------------------------------------
 
 template <class Inspector>
@@ -126,6 +178,31 @@ typename Inspector::result_type inspect(Inspector& f, zk_watch_event& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, zk_reconnect&) {
   return f();
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, cluster_snapshot& x) {
+  return f(x.controller_epoch, x.controller_id, x.live_brokers, x.topics);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_info_request&) {
+  return f();
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_info& x) {
+  return f(x.broker_id, x.broker);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, cluster_parts& x) {
+  return f(x.zk, x.broker);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, cluster_tick& x) {
+  return f(x.what, x.epoch, x.broker_id);
 }
 
 } // namespace troupe

@@ -6,7 +6,7 @@
 
 #include <caf/typed_response_promise.hpp>
 
-#include "cluster/zookeeper_client.hpp"
+#include "cluster/zookeeper/zookeeper_client.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {

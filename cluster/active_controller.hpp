@@ -1,0 +1,108 @@
+#pragma once
+
+// The active controller of a cluster of processes (docs/ARCHITECTURE.md
+// §7): Kafka's KafkaController in ZooKeeper mode, on the node whose
+// cluster_controller won /controller. It owns the metadata as stored in
+// ZooKeeper and the queue of operations that change it; its node hands it
+// the requests only a controller serves while the node's actor is in its
+// active behavior, and the events it must hear of (brokers changed, a peer
+// connected). What it needs of its node (ZooKeeper, the peers, the local
+// view) goes through cluster_controller.hpp's node_agent functions.
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <caf/result.hpp>
+
+#include "cluster/cluster_controller.hpp"
+#include "domain/replication/cluster_metadata.hpp"
+
+namespace troupe {
+
+class active_controller
+  : public std::enable_shared_from_this<active_controller> {
+public:
+  /// `self` won /controller and set /controller_epoch to `epoch`, which
+  /// now has zkVersion `epoch_zk_version`.
+  active_controller(cluster_controller_ptr self, int32_t epoch,
+                    int32_t epoch_zk_version);
+
+  /// Loads the metadata from ZooKeeper, as the first operation (what
+  /// arrives meanwhile waits for the metadata it must build on), handles
+  /// every broker that is gone, tells everyone.
+  void start();
+
+  /// The controllership ended (fenced, session lost, a write failed): stop
+  /// acting; every operation that waits answers NOT_CONTROLLER, and so does
+  /// one whose ZooKeeper write is still out when it returns.
+  void resign(const std::string& why);
+
+  /// /brokers/ids changed: brokers that left fail over, brokers that came
+  /// back get their partitions.
+  void on_brokers_changed();
+
+  /// A node connected: it gets the current snapshot.
+  void send_snapshot_to(const cluster_controller_actor& peer);
+
+  caf::result<create_topics_response>
+  create_topics(create_topics_request& req);
+
+  caf::result<alter_isr_response> alter_isr(alter_isr_request& req);
+
+  /// Kafka's ZkProducerIdManager.generateProducerId on the controller: the
+  /// next block after /latest_producer_id_block, written with its zkVersion
+  /// (and the controller epoch's) before it is handed out, so no producer
+  /// id is ever given twice, whichever controller hands out the next one.
+  caf::result<allocate_producer_ids_response>
+  allocate_producer_ids(allocate_producer_ids_request& req);
+
+private:
+  /// One controller operation; `cancelled` when the controllership ended
+  /// before it ran (it answers NOT_CONTROLLER then).
+  using operation = std::function<void(bool cancelled)>;
+
+  struct loading;
+
+  void enqueue(operation op);
+  void finish_op();
+  void run_next();
+
+  cluster_snapshot snapshot() const;
+  std::string state_data(const partition_state& p) const;
+  void broadcast();
+  void write_chunks(std::shared_ptr<std::vector<std::vector<zk_operation>>>
+                      chunks,
+                    size_t i, std::function<void(zk_result&)> done);
+  void commit(cluster_metadata working, std::function<void(error_code)> done);
+  void ensure_offsets_topic();
+
+  void load_metadata();
+  void load_topic(std::shared_ptr<loading> l, std::string topic);
+  void load_partition(std::shared_ptr<loading> l, topic_partition tp);
+  void loaded_one(std::shared_ptr<loading> l);
+  void finish_loading(std::shared_ptr<loading> l);
+
+  /// Resigns and runs the election again (node_agent::resign_and_retry).
+  void give_up(const std::string& why);
+
+  cluster_controller_ptr self_;
+  /// The controller epoch this controllership writes with.
+  int32_t epoch_;
+  /// zkVersion of /controller_epoch as this controller wrote it: every
+  /// write checks it, so a deposed controller's writes fail.
+  int32_t epoch_zk_version_;
+  /// The metadata as stored in ZooKeeper; partition_epoch is each state
+  /// znode's zkVersion.
+  cluster_metadata metadata_;
+  /// Operations run one at a time, each with its ZooKeeper write, like
+  /// Kafka's controller event queue.
+  std::deque<operation> ops_;
+  /// Loading is the first operation: it runs from the start.
+  bool op_running_ = true;
+  bool resigned_ = false;
+};
+
+} // namespace troupe
