@@ -7,8 +7,10 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/ask.hpp"
 #include "actors/clock.hpp"
 #include "actors/consumer_group_coordinator.hpp"
+#include "actors/groups/offsets_writer.hpp"
 #include "actors/group_coordinator.hpp"
 #include "actors/log_manager.hpp"
 #include "actors/replica.hpp"
@@ -155,19 +157,6 @@ leave_group_response leave_error(const leave_group_request& req, error_code e) {
   return res;
 }
 
-/// Collects one answer per coordinator, then delivers them together.
-template <class Response>
-struct fan_in {
-  caf::typed_response_promise<Response> promise;
-  Response response;
-  size_t outstanding = 0;
-
-  void done() {
-    if (--outstanding == 0)
-      promise.deliver(std::move(response));
-  }
-};
-
 // -- KIP-848 consumer groups -------------------------------------------------------
 
 template <class Response>
@@ -224,24 +213,11 @@ create_consumer_group(broker_ptr self, const std::string& group_id,
 void write_group_records(broker_ptr self, const std::string& group_id,
                          std::vector<record_kv> records,
                          std::function<void(error_code)> done) {
-  auto& st = self->state;
   auto tp = offsets_partition_of(self, group_id);
-  auto log = replica_of(self, tp);
-  if (!log) {
-    done(error_code::none);
-    return;
-  }
-  std::vector<record> batch;
-  auto now = now_ms(self);
-  for (auto& kv : records)
-    batch.push_back(record{std::move(kv.key), std::move(kv.value), now, {}});
-  auto timeout = st.config.group.offset_commit_timeout_ms;
-  self
-    ->request(log, ms(timeout) * 2,
-              produce_request{tp, -1, timeout, encode_batch(0, 0, batch)})
-    .then(
-      [done](produce_response& r) { done(coordinator_write_error(r.error)); },
-      [done](caf::error&) { done(error_code::coordinator_not_available); });
+  offsets_log log{replica_of(self, tp), tp,
+                  self->state.config.group.offset_commit_timeout_ms};
+  write_offsets(self, log, std::move(records),
+                [done](error_code e) { done(coordinator_write_error(e)); });
 }
 
 /// The committed offsets of a group as an OffsetFetch of all of them
@@ -635,8 +611,14 @@ void ensure_replica(broker_ptr self, const std::string& topic,
       st.config.replica_fetch_wait_max_ms, st.config.replica_fetch_backoff_ms,
       static_cast<int32_t>(
         std::min<size_t>(st.config.log.max_batch_bytes * 2, INT32_MAX))};
+    // The replicas of __consumer_offsets tell the broker when they lead:
+    // the load of their groups starts then.
+    replica_listener_actor listener;
+    if (topic == offsets_topic)
+      listener = broker_actor{self};
     auto r = self->spawn<caf::linked>(replica, tp, st.node_id, st.config, fetch,
-                                      st.log, st.controller, st.peers);
+                                      st.log, st.controller, st.peers,
+                                      std::move(listener));
     i = st.replicas.emplace(tp, r).first;
   }
   self->send(i->second, partition_update{topic, p});
@@ -722,6 +704,7 @@ void stop_broker(broker_ptr self) {
   st.consumer_groups.clear();
   abandon_replacements(self);
   st.loading.clear();
+  st.leading_offsets_replicas.clear();
   std::fill(st.offsets_leaders.begin(), st.offsets_leaders.end(), -1);
 }
 
@@ -746,7 +729,7 @@ struct offsets_load {
 
 bool still_loading(broker_ptr self, const offsets_load& load) {
   auto i = self->state.loading.find(load.partition);
-  return i != self->state.loading.end() && i->second == load.token;
+  return i != self->state.loading.end() && i->second.token == load.token;
 }
 
 /// The stored group metadata as the group state machine rebuilds it.
@@ -854,34 +837,21 @@ void read_offsets_chunk(broker_ptr self, std::shared_ptr<offsets_load> load) {
       });
 }
 
-/// The replay starts once this broker's replica of the partition leads
-/// (Kafka loads a partition's groups on becoming its leader); until then
-/// and during the replay the groups answer COORDINATOR_LOAD_IN_PROGRESS.
-void await_replica_leader(broker_ptr self, std::shared_ptr<offsets_load> load) {
+/// Starts the replay of a partition being loaded once this broker's
+/// replica of it leads (Kafka loads a partition's groups on becoming its
+/// leader, GroupCoordinator.onElection); until then and during the replay
+/// its groups answer COORDINATOR_LOAD_IN_PROGRESS.
+void maybe_start_replay(broker_ptr self, int32_t partition) {
   auto& st = self->state;
-  auto retry = [self, load] {
-    self->delayed_send(self, std::chrono::milliseconds(10),
-                       offsets_load_retry{load->partition, load->token});
-  };
-  auto i = st.replicas.find({offsets_topic, load->partition});
-  if (i == st.replicas.end()) {
-    retry();
+  auto i = st.loading.find(partition);
+  if (i == st.loading.end() || i->second.reading
+      || !st.leading_offsets_replicas.count(partition) || !st.log)
     return;
-  }
-  self->request(i->second, internal_timeout, replica_status_request{})
-    .then(
-      [self, load, retry](replica_status& s) {
-        if (!still_loading(self, *load))
-          return;
-        if (s.role == "leader")
-          read_offsets_chunk(self, load);
-        else
-          retry();
-      },
-      [self, load, retry](caf::error&) {
-        if (still_loading(self, *load))
-          retry();
-      });
+  i->second.reading = true;
+  auto load = std::make_shared<offsets_load>();
+  load->partition = partition;
+  load->token = i->second.token;
+  read_offsets_chunk(self, load);
 }
 
 /// Kafka's loadGroupsAndOffsets for one partition this broker now leads.
@@ -889,11 +859,8 @@ void load_offsets_partition(broker_ptr self, int32_t partition) {
   auto& st = self->state;
   if (!st.log)
     return;
-  auto load = std::make_shared<offsets_load>();
-  load->partition = partition;
-  load->token = ++st.next_load;
-  st.loading[partition] = load->token;
-  await_replica_leader(self, load);
+  st.loading[partition] = {++st.next_load, false};
+  maybe_start_replay(self, partition);
 }
 
 // -- admin: topic deletion, producer ids ---------------------------------------------
@@ -1046,14 +1013,20 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       else if (changed)
         announce_topics(self);
     },
-    [self](offsets_load_retry& r) {
-      auto i = self->state.loading.find(r.partition);
-      if (i == self->state.loading.end() || i->second != r.token)
+    [self](replica_leadership& news) {
+      // Only the replica this broker hosts now counts: a stopped one's
+      // last words may still be on their way.
+      auto& st = self->state;
+      auto r = replica_of(self, news.partition);
+      if (!r || caf::actor_cast<caf::actor>(r) != news.replica)
         return;
-      auto load = std::make_shared<offsets_load>();
-      load->partition = r.partition;
-      load->token = r.token;
-      await_replica_leader(self, load);
+      auto p = news.partition.partition;
+      if (!news.leader) {
+        st.leading_offsets_replicas.erase(p);
+        return;
+      }
+      st.leading_offsets_replicas.insert(p);
+      maybe_start_replay(self, p);
     },
     [self](broker_status_change& change) {
       if (change.broker_id != self->state.node_id)
@@ -1065,24 +1038,21 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
     },
     [self](broker_status_request&) -> caf::result<replica_statuses> {
       auto& st = self->state;
-      using state_t = fan_in<replica_statuses>;
-      auto fan = std::make_shared<state_t>();
-      fan->promise = self->make_response_promise<replica_statuses>();
-      fan->response.broker_id = st.node_id;
-      fan->response.alive = st.alive;
-      fan->outstanding = 1;
-      for (auto& [tp, r] : st.replicas) {
-        ++fan->outstanding;
-        self->request(r, internal_timeout, replica_status_request{})
-          .then(
-            [fan](replica_status& s) {
-              fan->response.replicas.push_back(std::move(s));
-              fan->done();
-            },
-            [fan](caf::error&) { fan->done(); });
-      }
-      fan->done();
-      return fan->promise;
+      auto rp = self->make_response_promise<replica_statuses>();
+      std::vector<std::pair<replica_actor, replica_status_request>> asks;
+      for (auto& [tp, r] : st.replicas)
+        asks.emplace_back(r, replica_status_request{});
+      ask_all<replica_status>(
+        self, std::move(asks), internal_timeout,
+        [rp, id = st.node_id, alive = st.alive](
+          std::vector<caf::expected<replica_status>> answers) mutable {
+          replica_statuses res{id, alive, {}};
+          for (auto& s : answers)
+            if (s)
+              res.replicas.push_back(std::move(*s));
+          rp.deliver(std::move(res));
+        });
+      return rp;
     },
     // -- partitions -----------------------------------------------------------------
     [self](produce_request& req) -> caf::result<produce_response> {
@@ -1205,14 +1175,15 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
     },
     [self](
       describe_groups_request& req) -> caf::result<describe_groups_response> {
-      using state_t = fan_in<describe_groups_response>;
-      auto fan = std::make_shared<state_t>();
-      fan->promise = self->make_response_promise<describe_groups_response>();
-      fan->response.groups.resize(req.group_ids.size());
-      fan->outstanding = 1; // released below, after every request is out
+      auto rp = self->make_response_promise<describe_groups_response>();
+      auto res = std::make_shared<describe_groups_response>();
+      res->groups.resize(req.group_ids.size());
+      std::vector<std::pair<group_coordinator_actor, describe_groups_request>>
+        asks;
+      std::vector<size_t> slots; // the answer slot of each ask
       for (size_t i = 0; i < req.group_ids.size(); ++i) {
         auto& id = req.group_ids[i];
-        auto& slot = fan->response.groups[i];
+        auto& slot = res->groups[i];
         slot.group_id = id;
         if (auto e = check_group_request(self, id, true);
             e != error_code::none) {
@@ -1226,45 +1197,53 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
           slot.state = "Dead";
           continue;
         }
-        ++fan->outstanding;
-        self->request(c, internal_timeout, describe_groups_request{{id}})
-          .then(
-            [fan, i](described_group& g) {
-              fan->response.groups[i] = std::move(g);
-              fan->done();
-            },
-            [fan, i](caf::error&) {
-              fan->response.groups[i].error = error_code::not_coordinator;
-              fan->done();
-            });
+        asks.emplace_back(c, describe_groups_request{{id}});
+        slots.push_back(i);
       }
-      fan->done();
-      return fan->promise;
+      ask_each<described_group>(
+        self, std::move(asks), internal_timeout,
+        [res, slots](size_t i, caf::expected<described_group>& g) {
+          auto& slot = res->groups[slots[i]];
+          if (g)
+            slot = std::move(*g);
+          else
+            slot.error = error_code::not_coordinator;
+          return false;
+        },
+        [rp, res]() mutable { rp.deliver(std::move(*res)); });
+      return rp;
     },
     [self](list_groups_request& req) -> caf::result<list_groups_response> {
-      using state_t = fan_in<list_groups_response>;
-      auto fan = std::make_shared<state_t>();
-      fan->promise = self->make_response_promise<list_groups_response>();
-      fan->outstanding = 1;
-      auto filter = std::make_shared<list_groups_request>(std::move(req));
-      auto ask = [&](auto& coordinator, const char* type) {
-        ++fan->outstanding;
-        self->request(coordinator, internal_timeout, list_groups_request{})
-          .then(
-            [fan, filter, type](listed_group& g) {
-              g.group_type = type;
-              if (listed(*filter, g))
-                fan->response.groups.push_back(std::move(g));
-              fan->done();
-            },
-            [fan](caf::error&) { fan->done(); });
-      };
-      for (auto& [id, c] : self->state.groups)
-        ask(c, "classic");
-      for (auto& [id, c] : self->state.consumer_groups)
-        ask(c, "consumer");
-      fan->done();
-      return fan->promise;
+      // Both kinds of coordinator list themselves through this interface.
+      using lister =
+        caf::typed_actor<caf::replies_to<list_groups_request>::with<listed_group>>;
+      auto rp = self->make_response_promise<list_groups_response>();
+      std::vector<std::pair<lister, list_groups_request>> asks;
+      std::vector<const char*> types;
+      for (auto& [id, c] : self->state.groups) {
+        asks.emplace_back(caf::actor_cast<lister>(c), list_groups_request{});
+        types.push_back("classic");
+      }
+      for (auto& [id, c] : self->state.consumer_groups) {
+        asks.emplace_back(caf::actor_cast<lister>(c), list_groups_request{});
+        types.push_back("consumer");
+      }
+      ask_all<listed_group>(
+        self, std::move(asks), internal_timeout,
+        [rp, filter = std::move(req), types](
+          std::vector<caf::expected<listed_group>> answers) mutable {
+          list_groups_response res;
+          for (size_t i = 0; i < answers.size(); ++i) {
+            if (!answers[i])
+              continue;
+            auto& g = *answers[i];
+            g.group_type = types[i];
+            if (listed(filter, g))
+              res.groups.push_back(std::move(g));
+          }
+          rp.deliver(std::move(res));
+        });
+      return rp;
     },
     // -- the consumer group protocol (KIP-848) -----------------------------------
     [self](consumer_group_heartbeat_request& req)
@@ -1278,15 +1257,17 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       -> caf::result<consumer_group_describe_response> {
       // Kafka's GroupCoordinatorService.consumerGroupDescribe: each group
       // from its coordinator, in the order asked.
-      using state_t = fan_in<consumer_group_describe_response>;
-      auto fan = std::make_shared<state_t>();
-      fan->promise =
+      auto rp =
         self->make_response_promise<consumer_group_describe_response>();
-      fan->response.groups.resize(req.group_ids.size());
-      fan->outstanding = 1; // released below, after every request is out
+      auto res = std::make_shared<consumer_group_describe_response>();
+      res->groups.resize(req.group_ids.size());
+      std::vector<std::pair<consumer_group_coordinator_actor,
+                            consumer_group_describe_request>>
+        asks;
+      std::vector<size_t> slots; // the answer slot of each ask
       for (size_t i = 0; i < req.group_ids.size(); ++i) {
         auto& id = req.group_ids[i];
-        auto& slot = fan->response.groups[i];
+        auto& slot = res->groups[i];
         slot.group_id = id;
         if (auto e = check_group_request(self, id, false);
             e != error_code::none) {
@@ -1301,22 +1282,22 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
                                  : "Group " + id + " not found.";
           continue;
         }
-        ++fan->outstanding;
-        self
-          ->request(c, internal_timeout,
-                    consumer_group_describe_request{{id}, false})
-          .then(
-            [fan, i](consumer_group_described_group& g) {
-              fan->response.groups[i] = std::move(g);
-              fan->done();
-            },
-            [fan, i](caf::error&) {
-              fan->response.groups[i].error = error_code::not_coordinator;
-              fan->done();
-            });
+        asks.emplace_back(c, consumer_group_describe_request{{id}, false});
+        slots.push_back(i);
       }
-      fan->done();
-      return fan->promise;
+      ask_each<consumer_group_described_group>(
+        self, std::move(asks), internal_timeout,
+        [res, slots](size_t i,
+                     caf::expected<consumer_group_described_group>& g) {
+          auto& slot = res->groups[slots[i]];
+          if (g)
+            slot = std::move(*g);
+          else
+            slot.error = error_code::not_coordinator;
+          return false;
+        },
+        [rp, res]() mutable { rp.deliver(std::move(*res)); });
+      return rp;
     },
   };
 }

@@ -59,10 +59,18 @@ struct broker_state {
   std::map<std::string, int32_t> topics;
   /// Topic ids (Kafka's Uuid) by name, for the consumer groups.
   std::map<std::string, uuid> topic_ids;
-  /// __consumer_offsets partitions being replayed, with a token that a
-  /// newer load or a resignation invalidates.
-  std::map<int32_t, uint64_t> loading;
+  /// __consumer_offsets partitions being loaded, with a token that a
+  /// newer load or a resignation invalidates; `reading` once the replay
+  /// started (the replica leads).
+  struct offsets_loading {
+    uint64_t token = 0;
+    bool reading = false;
+  };
+  std::map<int32_t, offsets_loading> loading;
   uint64_t next_load = 0;
+  /// __consumer_offsets partitions whose replica here said it leads
+  /// (replica_leadership).
+  std::set<int32_t> leading_offsets_replicas;
   /// The block of producer ids the controller gave this broker (Kafka's
   /// RPCProducerIdManager): [next_producer_id, producer_ids_end).
   int64_t next_producer_id = 0;

@@ -4,8 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
+#include "actors/groups/offsets_writer.hpp"
 #include "actors/metrics.hpp"
-#include "domain/log/record_batch.hpp"
 #include "storage/offsets_records.hpp"
 
 namespace troupe {
@@ -32,7 +32,7 @@ void flush(self_ptr self);
 void apply_effects(self_ptr self) {
   auto& st = self->state;
   auto fx = st.g->take_effects();
-  if (st.offsets_log)
+  if (st.log.durable())
     for (auto& r : fx.records)
       st.next.records.push_back(std::move(r));
   for (auto& t : fx.session_timers)
@@ -108,20 +108,12 @@ void flush(self_ptr self) {
   }
   st.in_flight = std::exchange(st.next, {});
   st.writing = true;
-  auto now = now_ms(self);
-  std::vector<record> records;
+  std::vector<record_kv> records;
   records.reserve(st.in_flight.records.size());
-  for (const auto& r : st.in_flight.records) {
-    auto kv = consumer_group_record_kv(st.g->id(), r);
-    records.push_back(record{std::move(kv.key), std::move(kv.value), now, {}});
-  }
-  self
-    ->request(st.offsets_log, ms(st.write_timeout_ms) * 2,
-              produce_request{st.offsets_partition, -1, st.write_timeout_ms,
-                              encode_batch(0, 0, records)})
-    .then(
-      [self](produce_response& r) { on_written(self, r.error); },
-      [self](caf::error&) { on_written(self, error_code::request_timed_out); });
+  for (const auto& r : st.in_flight.records)
+    records.push_back(consumer_group_record_kv(st.g->id(), r));
+  write_offsets(self, st.log, std::move(records),
+                [self](error_code e) { on_written(self, e); });
 }
 
 /// Answers what waits with `reason` and stops.
@@ -141,7 +133,7 @@ void tear_down(self_ptr self, error_code reason, const caf::error& why) {
 /// The image reads are answered from.
 const consumer_group_image& readable(self_ptr self) {
   auto& st = self->state;
-  return st.offsets_log ? st.durable : st.g->image();
+  return st.log.durable() ? st.durable : st.g->image();
 }
 
 } // namespace
@@ -152,13 +144,12 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
   replica_actor offsets_log, topic_partition offsets_partition,
   std::vector<topic_info> topics, consumer_group_image loaded) {
   auto& st = self->state;
-  st.write_timeout_ms = config.offset_commit_timeout_ms;
+  st.log = {std::move(offsets_log), std::move(offsets_partition),
+            config.offset_commit_timeout_ms};
   st.g = std::make_unique<consumer_group>(std::move(group_id),
                                           std::move(config), seed);
   st.g->update_topics(topics);
   st.listener = std::move(listener);
-  st.offsets_log = std::move(offsets_log);
-  st.offsets_partition = std::move(offsets_partition);
   if (loaded.exists || !loaded.offsets.empty())
     st.g->restore(loaded, now_ms(self));
   st.durable = std::move(loaded);
@@ -184,7 +175,7 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
       }
       auto res = self->state.g->heartbeat(req, now_ms(self));
       apply_effects(self);
-      if (!self->state.offsets_log)
+      if (!self->state.log.durable())
         return res;
       auto rp =
         self->make_response_promise<consumer_group_heartbeat_response>();
@@ -203,7 +194,7 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
       count(metrics().commits);
       auto res = self->state.g->commit(req, now_ms(self));
       apply_effects(self);
-      if (!self->state.offsets_log)
+      if (!self->state.log.durable())
         return res;
       auto rp = self->make_response_promise<offset_commit_response>();
       answer_after_write(self, [rp, res](error_code e) mutable {

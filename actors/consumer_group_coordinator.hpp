@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/groups/offsets_writer.hpp"
 #include "domain/consumer_group/consumer_group.hpp"
 #include "messages/interfaces.hpp"
 
@@ -26,13 +27,10 @@ struct consumer_group_coordinator_state {
 
   std::unique_ptr<consumer_group> g;
   event_listener_actor listener;
-  /// This broker's leader replica of the group's __consumer_offsets
-  /// partition. Null keeps the group in memory only (no log.dirs): every
-  /// answer goes out at once.
-  replica_actor offsets_log;
-  topic_partition offsets_partition;
-  /// offsets.commit.timeout.ms, for every write.
-  int32_t write_timeout_ms = 5000;
+  /// Where the group's records are written (acks=all). Without a replica
+  /// the group lives in memory only (no log.dirs): every answer goes out
+  /// at once.
+  offsets_log log;
   /// What __consumer_offsets holds of the group: reads are answered from
   /// it (Kafka reads at the last committed offset) and a failed write
   /// restores the group from it.

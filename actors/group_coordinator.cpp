@@ -4,9 +4,9 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
+#include "actors/groups/offsets_writer.hpp"
 #include "actors/member_session.hpp"
 #include "actors/metrics.hpp"
-#include "domain/log/record_batch.hpp"
 #include "storage/offsets_records.hpp"
 
 namespace troupe {
@@ -66,14 +66,6 @@ error_code commit_error_for(error_code e) {
   }
 }
 
-bytes batch_of(const std::vector<record_kv>& kvs, int64_t now) {
-  std::vector<record> records;
-  records.reserve(kvs.size());
-  for (auto& kv : kvs)
-    records.push_back(record{kv.key, kv.value, now, {}});
-  return encode_batch(0, 0, records);
-}
-
 /// Kafka's storeGroup maps a failed write to what SyncGroup answers.
 error_code sync_error_for(error_code e) {
   switch (e) {
@@ -100,7 +92,7 @@ void apply_effects(group_coordinator_ptr self);
 /// group learns the outcome) and when the group empties (not awaited).
 void store_group(group_coordinator_ptr self, int32_t generation) {
   auto& st = self->state;
-  if (!st.offsets_log)
+  if (!st.log.durable())
     return;
   auto& g = *st.g;
   stored_group sg;
@@ -116,7 +108,6 @@ void store_group(group_coordinator_ptr self, int32_t generation) {
                           m->session_timeout_ms, metadata ? *metadata : bytes{},
                           m->assignment});
   }
-  auto batch = batch_of({group_metadata_record(g.id(), sg)}, sg.timestamp_ms);
   auto done = [self, generation](error_code e) {
     if (e != error_code::none)
       spdlog::warn("group {}: metadata not stored: {}", self->state.g->id(),
@@ -127,12 +118,8 @@ void store_group(group_coordinator_ptr self, int32_t generation) {
       apply_effects(self);
     }
   };
-  self
-    ->request(st.offsets_log, ms(st.commit_timeout_ms) * 2,
-              produce_request{st.offsets_partition, -1, st.commit_timeout_ms,
-                              std::move(batch)})
-    .then([done](produce_response& r) { done(r.error); },
-          [done](caf::error&) { done(error_code::request_timed_out); });
+  write_offsets(self, st.log, {group_metadata_record(g.id(), sg)},
+                std::move(done));
 }
 
 /// Carries out what the last call into the group asked for.
@@ -227,9 +214,8 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
                                  seed);
   st.g->restore(std::move(loaded.snapshot), now_ms(self));
   st.listener = std::move(listener);
-  st.offsets_log = std::move(offsets_log);
-  st.offsets_partition = std::move(offsets_partition);
-  st.commit_timeout_ms = config.offset_commit_timeout_ms;
+  st.log = {std::move(offsets_log), std::move(offsets_partition),
+            config.offset_commit_timeout_ms};
   // The broker links its coordinators: when it goes, they resign.
   self->set_exit_handler([self](caf::exit_msg& msg) {
     tear_down(self, error_code::not_coordinator, msg.reason);
@@ -279,7 +265,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
       count(metrics().commits);
       auto& st = self->state;
       auto now = now_ms(self);
-      if (!st.offsets_log) {
+      if (!st.log.durable()) {
         auto res = st.g->commit(req, now);
         apply_effects(self);
         return res;
@@ -330,12 +316,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
         promise.deliver(std::move(res));
         pending.erase(i);
       };
-      self
-        ->request(st.offsets_log, ms(st.commit_timeout_ms) * 2,
-                  produce_request{st.offsets_partition, -1,
-                                  st.commit_timeout_ms, batch_of(kvs, now)})
-        .then([finish](produce_response& r) { finish(r.error); },
-              [finish](caf::error&) { finish(error_code::request_timed_out); });
+      write_offsets(self, st.log, std::move(kvs), std::move(finish));
       return rp;
     },
     [self](offset_fetch_request& req) {

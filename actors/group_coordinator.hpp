@@ -8,6 +8,7 @@
 
 #include <caf/typed_response_promise.hpp>
 
+#include "actors/groups/offsets_writer.hpp"
 #include "domain/group.hpp"
 #include "messages/interfaces.hpp"
 
@@ -29,13 +30,9 @@ struct group_coordinator_state {
     syncs;
   std::unordered_map<std::string, member_session_actor> sessions;
   event_listener_actor listener;
-  /// This broker's leader replica of the group's __consumer_offsets
-  /// partition: commits and group metadata are written there with
-  /// acks=all. Null keeps offsets in memory only (no log.dirs).
-  replica_actor offsets_log;
-  topic_partition offsets_partition;
-  /// offsets.commit.timeout.ms
-  int32_t commit_timeout_ms = 5000;
+  /// Where commits and group metadata are written (acks=all); without a
+  /// replica offsets stay in memory only (no log.dirs).
+  offsets_log log;
   /// Commits waiting for __consumer_offsets, with the answer they get once
   /// it holds them; a resigning coordinator answers them NOT_COORDINATOR.
   struct pending_commit {

@@ -86,10 +86,23 @@ fetch_response fetch_answer(const replica_state& st, error_code e) {
 
 // -- role changes ---------------------------------------------------------------
 
+/// Tells the leadership listener, if any, that this replica now leads in
+/// `epoch` (or, with -1, no longer leads).
+void announce_leadership(replica_ptr self, int32_t epoch) {
+  auto& st = self->state;
+  if (st.leadership_listener)
+    self->send(st.leadership_listener,
+               replica_leadership{st.partition, epoch, epoch >= 0,
+                                  caf::actor_cast<caf::actor>(self),
+                                  caf::actor_cast<caf::actor>(st.log)});
+}
+
 /// Ends the current role: whatever waits on it is answered
 /// NOT_LEADER_OR_FOLLOWER, and answers still underway are ignored.
 void reset_role(replica_ptr self) {
   auto& st = self->state;
+  if (st.current == role::leader)
+    announce_leadership(self, -1);
   ++st.role_epoch;
   for (auto& [id, p] : st.produces)
     p.promise.deliver(
@@ -132,6 +145,7 @@ void become_leader(replica_ptr self, const partition_metadata& m) {
     self, ms(std::max<int64_t>(1, st.config.replica_lag_time_max_ms / 2)),
     isr_expiration_tick{st.role_epoch});
   after_leader_change(self);
+  announce_leadership(self, m.leader_epoch);
 }
 
 /// After a failed step of the follower loop: the next attempt after
@@ -738,8 +752,10 @@ replica_actor::behavior_type
 replica(replica_ptr self, topic_partition partition, int32_t broker_id,
         cluster_config config, replica_fetch_config fetch_cfg,
         log_manager_actor log, controller_actor controller,
-        std::vector<broker_info> peers) {
+        std::vector<broker_info> peers,
+        replica_listener_actor leadership_listener) {
   auto& st = self->state;
+  st.leadership_listener = std::move(leadership_listener);
   st.partition = std::move(partition);
   st.broker_id = broker_id;
   st.config = std::move(config);

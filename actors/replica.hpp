@@ -55,6 +55,8 @@ struct replica_state {
   log_manager_actor log;
   controller_actor controller;
   std::vector<broker_info> peers;
+  /// Told each time this replica starts or stops leading; null for most.
+  replica_listener_actor leadership_listener;
 
   /// The partition as the controller last described it.
   std::optional<partition_metadata> metadata;
@@ -103,12 +105,15 @@ struct replica_state {
 using replica_ptr = replica_actor::stateful_pointer<replica_state>;
 
 /// Starts in `loading` (opening and recovering its log), then takes the
-/// role the controller's partition_update names.
+/// role the controller's partition_update names. `leadership_listener`
+/// (may be null) hears replica_leadership on each start and end of its
+/// leadership.
 replica_actor::behavior_type
 replica(replica_ptr self, topic_partition partition, int32_t broker_id,
         cluster_config config, replica_fetch_config fetch,
         log_manager_actor log, controller_actor controller,
-        std::vector<broker_info> peers);
+        std::vector<broker_info> peers,
+        replica_listener_actor leadership_listener);
 
 /// "leader", "follower", "offline", "loading".
 const char* to_string(replica_state::role r);

@@ -83,6 +83,11 @@ using embedded_controller_actor =
     caf::replies_to<list_offsets_request>::with<list_offsets_response>,        \
     caf::replies_to<epoch_end_offset_request>::with<epoch_end_offset_response>
 
+/// Hears a replica start and stop leading (the group coordination of
+/// __consumer_offsets).
+using replica_listener_actor =
+  caf::typed_actor<caf::reacts_to<replica_leadership>>;
+
 /// One per partition per broker hosting it: leader or follower.
 using replica_actor = caf::typed_actor<
   TROUPE_PARTITION_PROTOCOL,
@@ -96,7 +101,7 @@ using replica_actor = caf::typed_actor<
 using broker_actor = caf::typed_actor<
   TROUPE_GROUP_PROTOCOL, TROUPE_PARTITION_PROTOCOL,
   caf::replies_to<broker_status_request>::with<replica_statuses>,
-  caf::reacts_to<broker_status_change>, caf::reacts_to<offsets_load_retry>,
+  caf::reacts_to<broker_status_change>, caf::reacts_to<replica_leadership>,
   caf::replies_to<find_coordinator_request>::with<find_coordinator_response>,
   caf::replies_to<metadata_request>::with<metadata_response>,
   caf::replies_to<create_topics_request>::with<create_topics_response>,

@@ -163,11 +163,19 @@ struct replica_status {
   int64_t high_watermark = -1;
 };
 
-/// A broker's replay of a __consumer_offsets partition waits for its
-/// replica to lead; it looks again after a moment.
-struct offsets_load_retry {
-  int32_t partition = 0;
-  uint64_t token = 0;
+/// A replica tells its leadership listener (the group coordination of a
+/// __consumer_offsets partition) each time it starts or stops leading, as
+/// Kafka's onElection / onResignation (docs/ARCHITECTURE.md §3): the load
+/// of the partition's groups starts on this event, no one polls for it.
+struct replica_leadership {
+  topic_partition partition;
+  /// The epoch it leads in; -1 when it stopped leading.
+  int32_t leader_epoch = -1;
+  bool leader = false;
+  /// The replica itself (where the groups write), and the log manager
+  /// holding its log (where their replay reads).
+  caf::actor replica;
+  caf::actor log;
 };
 
 /// Every replica a broker hosts.
@@ -287,8 +295,8 @@ typename Inspector::result_type inspect(Inspector& f, broker_status_request&) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, offsets_load_retry& x) {
-  return f(x.partition, x.token);
+typename Inspector::result_type inspect(Inspector& f, replica_leadership& x) {
+  return f(x.partition, x.leader_epoch, x.leader, x.replica, x.log);
 }
 
 } // namespace troupe

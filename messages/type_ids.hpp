@@ -105,7 +105,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::replica_status))
   CAF_ADD_TYPE_ID(troupe, (troupe::replica_statuses))
   CAF_ADD_TYPE_ID(troupe, (troupe::broker_status_request))
-  CAF_ADD_TYPE_ID(troupe, (troupe::offsets_load_retry))
+  CAF_ADD_TYPE_ID(troupe, (troupe::replica_leadership))
 
   // -- consumer group protocol (KIP-848)
   CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_heartbeat_request))

@@ -165,7 +165,10 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     replica_status{{"t", 0}, 1, "leader", 1, 2, {1, 0}, 0, 10, 9},
     replica_statuses{
       1, true, {{{"t", 0}, 1, "follower", 0, 2, {0, 1}, 0, 10, 9}}},
-    broker_status_request{}, offsets_load_retry{7, 3}, cg_beat, cg_answer,
+    broker_status_request{},
+    replica_leadership{
+      {"__consumer_offsets", 7}, 3, true, some_actor, some_actor},
+    cg_beat, cg_answer,
     consumer_group_describe_request{{"g", "h"}, true},
     consumer_group_describe_response{0, {cg_group}}, cg_group,
     consumer_group_topics{{{uuid{1, 2}, "t", 6}}},
