@@ -7,6 +7,7 @@
 
 #include "actors/clock.hpp"
 #include "domain/log/record_batch.hpp"
+#include "domain/log/record_batches.hpp"
 
 namespace troupe {
 
@@ -19,16 +20,13 @@ void rebuild_epochs(managed_log& m) {
     auto chunk = m.log->read(offset, 1 << 20);
     if (chunk.error != error_code::none || chunk.records.empty())
       return;
-    size_t pos = 0;
-    auto& r = chunk.records;
-    while (pos < r.size()) {
-      auto h = parse_header(r.data() + pos, r.size() - pos);
-      if (!h || h->size_in_bytes() <= 0)
-        return;
-      m.epochs.assign(h->partition_leader_epoch, h->base_offset);
-      offset = h->base_offset + h->last_offset_delta + 1;
-      pos += static_cast<size_t>(h->size_in_bytes());
+    record_batches batches{chunk.records};
+    for (auto& b : batches) {
+      m.epochs.assign(b.header.partition_leader_epoch, b.header.base_offset);
+      offset = b.next_offset();
     }
+    if (!batches.whole())
+      return;
   }
 }
 
@@ -74,14 +72,13 @@ log_epoch_response epochs_of(const managed_log& m, int32_t requested_epoch) {
 
 /// Cuts a read at the first batch that starts at or after `max_offset`.
 void cut_at(bytes& records, int64_t max_offset) {
-  size_t pos = 0;
-  while (pos < records.size()) {
-    auto h = parse_header(records.data() + pos, records.size() - pos);
-    if (!h || h->base_offset >= max_offset || h->size_in_bytes() <= 0)
+  size_t keep = 0;
+  for (auto& b : record_batches{records}) {
+    if (b.header.base_offset >= max_offset)
       break;
-    pos += static_cast<size_t>(h->size_in_bytes());
+    keep = b.end();
   }
-  records.resize(std::min(pos, records.size()));
+  records.resize(keep);
 }
 
 /// A leader's append: offsets from the log end, its leader epoch stamped.
@@ -100,35 +97,31 @@ error_code append_as_leader(log_manager_ptr self, managed_log& m,
 error_code append_as_follower(log_manager_ptr self, managed_log& m,
                               log_append_request& req, int64_t* base) {
   auto& r = req.batch;
-  size_t pos = 0;
-  while (pos < r.size()) {
-    auto size = next_batch_size(r.data() + pos, r.size() - pos);
-    auto h = parse_header(r.data() + pos, r.size() - pos);
-    if (!size || !h || pos + *size > r.size())
-      return error_code::corrupt_message;
+  size_t walked = 0;
+  for (auto& b : record_batches{r}) {
+    walked = b.end();
     auto leo = m.log->log_end_offset();
-    if (h->base_offset + h->last_offset_delta < leo) {
-      pos += *size;
+    if (b.last_offset() < leo)
       continue;
-    }
-    if (h->base_offset != leo)
+    if (b.header.base_offset != leo)
       return error_code::offset_out_of_range;
-    bytes one(r.begin() + static_cast<std::ptrdiff_t>(pos),
-              r.begin() + static_cast<std::ptrdiff_t>(pos + *size));
+    bytes one(b.data, b.data + b.size);
     int64_t at = -1;
     if (auto e = m.log->append(std::move(one), now_ms(self), &at);
         e != error_code::none)
       return e;
     if (*base < 0)
       *base = at;
-    m.epochs.assign(h->partition_leader_epoch, at);
-    pos += *size;
+    m.epochs.assign(b.header.partition_leader_epoch, at);
   }
+  // A batch cut short or malformed.
+  if (walked != r.size())
+    return error_code::corrupt_message;
   return error_code::none;
 }
 
-/// Walks the log's batches from its start; `visit(header, data, size)`
-/// returns false to stop. Answers the read's error, or CORRUPT_MESSAGE for
+/// Walks the log's batches from its start; `visit(batch_view)` returns
+/// false to stop. Answers the read's error, or CORRUPT_MESSAGE for
 /// a batch whose header does not fit.
 template <class Visit>
 error_code for_each_batch(managed_log& m, Visit visit) {
@@ -140,18 +133,15 @@ error_code for_each_batch(managed_log& m, Visit visit) {
     if (chunk.records.empty())
       break;
     auto& r = chunk.records;
-    size_t pos = 0;
-    while (pos < r.size()) {
-      auto h = parse_header(r.data() + pos, r.size() - pos);
-      if (!h || h->size_in_bytes() <= 0
-          || pos + static_cast<size_t>(h->size_in_bytes()) > r.size())
-        return error_code::corrupt_message;
-      auto size = static_cast<size_t>(h->size_in_bytes());
-      if (!visit(*h, r.data() + pos, size))
+    size_t walked = 0;
+    for (auto& b : record_batches{r}) {
+      if (!visit(b))
         return error_code::none;
-      offset = h->base_offset + h->last_offset_delta + 1;
-      pos += size;
+      offset = b.next_offset();
+      walked = b.end();
     }
+    if (walked != r.size())
+      return error_code::corrupt_message;
   }
   return error_code::none;
 }
@@ -161,13 +151,13 @@ error_code for_each_batch(managed_log& m, Visit visit) {
 /// Kafka keeps a time index for this).
 list_offsets_response offset_for_time(managed_log& m, int64_t timestamp) {
   list_offsets_response found{error_code::none, -1, -1};
-  auto e = for_each_batch(
-    m, [&](const batch_header& h, const uint8_t* data, size_t size) {
+  auto e = for_each_batch(m, [&](const batch_view& b) {
+      auto& h = b.header;
       if (h.max_timestamp < timestamp)
         return true;
       auto epoch = h.partition_leader_epoch;
       found = {error_code::none, h.max_timestamp, h.base_offset, epoch};
-      if (auto records = decode_records(data, size))
+      if (auto records = b.records())
         for (auto& rec : *records)
           if (rec.timestamp >= timestamp) {
             found = {error_code::none, rec.timestamp, rec.offset, epoch};
@@ -187,11 +177,10 @@ list_offsets_response offset_for_time(managed_log& m, int64_t timestamp) {
 list_offsets_response offset_of_max_timestamp(managed_log& m) {
   std::optional<batch_header> best;
   bytes best_bytes;
-  auto e = for_each_batch(
-    m, [&](const batch_header& h, const uint8_t* data, size_t size) {
-      if (!best || h.max_timestamp > best->max_timestamp) {
-        best = h;
-        best_bytes.assign(data, data + size);
+  auto e = for_each_batch(m, [&](const batch_view& b) {
+      if (!best || b.header.max_timestamp > best->max_timestamp) {
+        best = b.header;
+        best_bytes.assign(b.data, b.data + b.size);
       }
       return true;
     });

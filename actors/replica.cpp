@@ -8,6 +8,7 @@
 #include "actors/clock.hpp"
 #include "actors/metrics.hpp"
 #include "domain/log/record_batch.hpp"
+#include "domain/log/record_batches.hpp"
 
 namespace troupe {
 
@@ -380,15 +381,11 @@ void release_parked(replica_ptr self, int64_t producer_id = -1) {
 std::vector<std::pair<producer_batch, int64_t>>
 producer_batches_in(const bytes& records, int64_t from) {
   std::vector<std::pair<producer_batch, int64_t>> out;
-  size_t pos = 0;
-  while (pos < records.size()) {
-    auto h = parse_header(records.data() + pos, records.size() - pos);
-    if (!h || h->size_in_bytes() <= 0)
-      break;
-    if (h->producer_id >= 0 && h->base_offset >= from
-        && (h->attributes & batch_layout::control_flag) == 0)
-      out.emplace_back(producer_batch::of(*h), h->base_offset);
-    pos += static_cast<size_t>(h->size_in_bytes());
+  for (auto& b : record_batches{records}) {
+    auto& h = b.header;
+    if (h.producer_id >= 0 && h.base_offset >= from
+        && (h.attributes & batch_layout::control_flag) == 0)
+      out.emplace_back(producer_batch::of(h), h.base_offset);
   }
   return out;
 }
@@ -416,15 +413,9 @@ void read_producers(replica_ptr self, uint64_t epoch, int64_t offset) {
           return;
         }
         int64_t next = offset;
-        size_t pos = 0;
         auto& rs = res.records;
-        while (pos < rs.size()) {
-          auto h = parse_header(rs.data() + pos, rs.size() - pos);
-          if (!h || h->size_in_bytes() <= 0)
-            break;
-          next = h->base_offset + h->last_offset_delta + 1;
-          pos += static_cast<size_t>(h->size_in_bytes());
-        }
+        for (auto& b : record_batches{rs})
+          next = b.next_offset();
         replay_producers(st, rs, offset);
         if (res.error == error_code::none && next > offset
             && next < res.log_end_offset) {
@@ -654,14 +645,8 @@ caf::result<fetch_response> fetch(replica_ptr self, fetch_request& req) {
 
 /// The highest partition leader epoch among the batches.
 int32_t max_epoch_in(const bytes& records, int32_t floor) {
-  size_t pos = 0;
-  while (pos < records.size()) {
-    auto h = parse_header(records.data() + pos, records.size() - pos);
-    if (!h || h->size_in_bytes() <= 0)
-      break;
-    floor = std::max(floor, h->partition_leader_epoch);
-    pos += static_cast<size_t>(h->size_in_bytes());
-  }
+  for (auto& b : record_batches{records})
+    floor = std::max(floor, b.header.partition_leader_epoch);
   return floor;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "domain/log/record_batch.hpp"
+#include "domain/log/record_batches.hpp"
 
 using namespace troupe;
 
@@ -32,13 +33,7 @@ void check_batch(const uint8_t* p, size_t n) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check_batch(data, size);
-  size_t at = 0;
-  while (at < size) {
-    auto n = next_batch_size(data + at, size - at);
-    if (!n || *n > size - at)
-      break;
-    check_batch(data + at, *n);
-    at += *n;
-  }
+  for (auto& b : record_batches{data, size})
+    check_batch(b.data, b.size);
   return 0;
 }

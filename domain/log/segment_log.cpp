@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "domain/log/record_batch.hpp"
+#include "domain/log/record_batches.hpp"
 
 namespace troupe {
 
@@ -641,13 +642,10 @@ read_batches(const segment& s, const batch_info& first, size_t max_bytes) {
     errno = EIO; // the file is shorter than what was appended
     return std::nullopt;
   }
-  size_t end = first.size;
-  while (end < want) {
-    auto next = next_batch_size(bytes.data() + end, want - end);
-    if (!next || *next > want - end)
-      break;
-    end += *next;
-  }
+  // At least the first batch, then the whole ones after it.
+  auto end = first.size
+             + record_batches{bytes.data() + first.size, want - first.size}
+                 .whole_size();
   bytes.resize(end);
   return bytes;
 }

@@ -30,6 +30,7 @@
 
 #include "actors/node.hpp"
 #include "domain/log/record_batch.hpp"
+#include "domain/log/record_batches.hpp"
 
 using namespace troupe;
 using clock_type = std::chrono::steady_clock;
@@ -344,12 +345,9 @@ int verify(caf::actor_system& sys, cluster_config config,
             failed = true;
             return;
           }
-          size_t pos = 0;
-          while (pos < f.records.size()) {
-            auto size =
-              next_batch_size(f.records.data() + pos, f.records.size() - pos);
-            auto rs = size ? decode_records(f.records.data() + pos, *size)
-                           : std::nullopt;
+          record_batches batches{f.records};
+          for (auto& b : batches) {
+            auto rs = b.records();
             if (!rs) {
               std::printf("FAIL: undecodable batch at %zu\n", log.size());
               failed = true;
@@ -357,7 +355,11 @@ int verify(caf::actor_system& sys, cluster_config config,
             }
             for (auto& r : *rs)
               log.emplace_back(r.value->begin(), r.value->end());
-            pos += *size;
+          }
+          if (!batches.whole()) {
+            std::printf("FAIL: undecodable batch at %zu\n", log.size());
+            failed = true;
+            return;
           }
         },
         [&](caf::error&) { failed = true; });

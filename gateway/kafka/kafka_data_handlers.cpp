@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "domain/log/record_batch.hpp"
+#include "domain/log/record_batches.hpp"
 #include "domain/replication/cluster_metadata.hpp"
 #include "gateway/kafka/kafka_handlers.hpp"
 
@@ -72,14 +73,13 @@ int32_t controller_of(const metadata_response& res) {
 
 /// Whole batches from the start of `records` that fit in `limit` bytes.
 size_t fitting_batches(const bytes& records, int64_t limit) {
-  size_t pos = 0;
-  while (pos < records.size()) {
-    auto size = next_batch_size(records.data() + pos, records.size() - pos);
-    if (!size || static_cast<int64_t>(pos + *size) > limit)
+  size_t keep = 0;
+  for (auto& b : record_batches{records}) {
+    if (static_cast<int64_t>(b.end()) > limit)
       break;
-    pos += *size;
+    keep = b.end();
   }
-  return pos;
+  return keep;
 }
 
 } // namespace

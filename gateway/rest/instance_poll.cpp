@@ -15,6 +15,7 @@
 #include "actors/clock.hpp"
 #include "domain/base64.hpp"
 #include "domain/log/record_batch.hpp"
+#include "domain/log/record_batches.hpp"
 #include "gateway/rest/errors.hpp"
 #include "gateway/rest/instance_state.hpp"
 #include "gateway/rest/json.hpp"
@@ -108,13 +109,8 @@ std::string records_json(const topic_partition& tp, const fetch_response& res,
                          int64_t& last) {
   std::string out;
   int64_t size = 0;
-  const uint8_t* p = res.records.data();
-  size_t n = res.records.size();
-  while (n > 0) {
-    auto batch = next_batch_size(p, n);
-    if (!batch || *batch > n)
-      break;
-    if (auto recs = decode_records(p, *batch))
+  for (auto& batch : record_batches{res.records}) {
+    if (auto recs = batch.records())
       for (auto& r : *recs) {
         if (r.offset < from)
           continue;
@@ -131,8 +127,6 @@ std::string records_json(const topic_partition& tp, const fetch_response& res,
                + ",\"offset\":" + std::to_string(r.offset) + "}";
         last = r.offset;
       }
-    p += *batch;
-    n -= *batch;
   }
   return out;
 }
