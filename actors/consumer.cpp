@@ -49,10 +49,7 @@ void emit(consumer_ptr self, consumer_event_kind kind,
 }
 
 void learn_broker(consumer_ptr self, const caf::actor& handle) {
-  auto b = caf::actor_cast<broker_actor>(handle);
-  auto& known = self->state.brokers;
-  if (b && std::find(known.begin(), known.end(), b) == known.end())
-    known.push_back(std::move(b));
+  self->state.coordinators.learn(handle);
 }
 
 consumer_status status_of(const consumer_state& st) {
@@ -426,39 +423,36 @@ void discover(consumer_ptr self) {
   auto epoch = ++st.join_epoch;
   // A broker that failed us is skipped next time.
   auto next = [self] {
-    ++self->state.next_broker;
+    self->state.coordinators.skip();
     expire_commits(self);
     schedule_rejoin(self, self->state.config.retry_backoff_ms);
   };
-  auto& ask = st.brokers[st.next_broker % st.brokers.size()];
-  self
-    ->request(ask, ms(st.config.request_timeout_ms),
-              find_coordinator_request{st.config.group_id})
-    .then(
-      [self, epoch, next](find_coordinator_response& r) {
-        auto& st = self->state;
-        if (epoch != st.join_epoch)
-          return;
-        if (r.error != error_code::none) {
-          if (is_retriable(r.error))
-            next();
-          else
-            fail(self, r.error);
-          return;
-        }
-        learn_broker(self, r.broker);
-        st.coordinator = caf::actor_cast<broker_actor>(r.broker);
-        st.group = st.coordinator;
-        retry_commits(self);
-        if (st.phase == "stable")
-          start_heartbeats(self);
-        else
-          join(self);
-      },
-      [self, epoch, next](caf::error&) {
-        if (epoch == self->state.join_epoch)
+  st.coordinators.find(
+    self, st.config.group_id, ms(st.config.request_timeout_ms),
+    [self, epoch, next](client::coordinator found) {
+      auto& st = self->state;
+      if (epoch != st.join_epoch)
+        return;
+      if (found.failure) {
+        next();
+        return;
+      }
+      if (found.error != error_code::none) {
+        if (is_retriable(found.error))
           next();
-      });
+        else
+          fail(self, found.error);
+        return;
+      }
+      st.coordinators.learn(found.broker);
+      st.coordinator = found.broker;
+      st.group = st.coordinator;
+      retry_commits(self);
+      if (st.phase == "stable")
+        start_heartbeats(self);
+      else
+        join(self);
+    });
 }
 
 // -- OffsetCommit ---------------------------------------------------------------
@@ -629,7 +623,7 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
   st.cooperative =
     protocol_of(config.assignors) == rebalance_protocol::cooperative;
   st.config = std::move(config);
-  st.brokers.push_back(std::move(bootstrap));
+  st.coordinators.bootstrap(std::move(bootstrap));
   for (auto& b : st.config.bootstrap_servers)
     learn_broker(self, caf::actor_cast<caf::actor>(b));
   st.listener = std::move(listener);

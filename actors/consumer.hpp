@@ -9,6 +9,7 @@
 #include <caf/typed_response_promise.hpp>
 
 #include "domain/assignors/assignor.hpp"
+#include "client/coordinator_lookup.hpp"
 #include "domain/consumer_group/membership.hpp"
 #include "messages/interfaces.hpp"
 
@@ -65,11 +66,11 @@ struct consumer_config {
 /// listener.
 struct consumer_state {
   consumer_config config;
-  /// Brokers to ask for the coordinator: the bootstrap broker first, then
-  /// every broker a FindCoordinator or Metadata answer named, tried in turn
-  /// when one fails (Kafka clients pick any known broker).
-  std::vector<broker_actor> brokers;
-  size_t next_broker = 0;
+  /// FindCoordinator: the bootstrap broker first, then every broker a
+  /// FindCoordinator or Metadata answer named, tried in turn when one fails
+  /// (Kafka clients pick any known broker). No cache: the consumer keeps
+  /// the coordinator it found until a request fails.
+  client::coordinator_lookup coordinators;
   /// The coordinating broker (FindCoordinator's answer).
   broker_actor coordinator;
   /// Where group requests go: the broker until a JoinGroup answer arrives,

@@ -242,34 +242,31 @@ void discover_coordinator(consumer_ptr self) {
   st.coordinator = nullptr;
   auto epoch = ++st.join_epoch;
   auto retry = [self] {
-    ++self->state.next_broker;
+    self->state.coordinators.skip();
     schedule_discovery(self);
   };
-  auto& ask = st.brokers[st.next_broker % st.brokers.size()];
-  self
-    ->request(ask, ms(st.config.request_timeout_ms),
-              find_coordinator_request{st.config.group_id})
-    .then(
-      [self, epoch, retry](find_coordinator_response& r) {
-        auto& st = self->state;
-        if (epoch != st.join_epoch)
-          return;
-        if (r.error != error_code::none) {
-          if (is_retriable(r.error))
-            retry();
-          else
-            fail_member(self, r.error);
-          return;
-        }
-        learn_broker(self, r.broker);
-        st.coordinator = caf::actor_cast<broker_actor>(r.broker);
-        resend_commits(self);
-        next_heartbeat(self);
-      },
-      [self, epoch, retry](caf::error&) {
-        if (epoch == self->state.join_epoch)
+  st.coordinators.find(
+    self, st.config.group_id, ms(st.config.request_timeout_ms),
+    [self, epoch, retry](client::coordinator found) {
+      auto& st = self->state;
+      if (epoch != st.join_epoch)
+        return;
+      if (found.failure) {
+        retry();
+        return;
+      }
+      if (found.error != error_code::none) {
+        if (is_retriable(found.error))
           retry();
-      });
+        else
+          fail_member(self, found.error);
+        return;
+      }
+      st.coordinators.learn(found.broker);
+      st.coordinator = found.broker;
+      resend_commits(self);
+      next_heartbeat(self);
+    });
 }
 
 // -- OffsetCommit ------------------------------------------------------------------

@@ -19,6 +19,7 @@
 
 #include "actors/ask.hpp"
 #include "actors/clock.hpp"
+#include "client/coordinator_lookup.hpp"
 #include "domain/cluster_config.hpp"
 #include "domain/log/record_batch.hpp"
 #include "gateway/bridge.hpp"
@@ -61,16 +62,12 @@ struct bridge_state {
     topic_metadata metadata;
     int64_t fetched_ms = 0;
   };
-  struct coordinator_entry {
-    broker_actor broker;
-    int64_t fetched_ms = 0;
-  };
   /// Topic metadata, as a Kafka producer caches it: refreshed when older
   /// than metadata_max_age_ms or when a produce finds the leader moved.
   std::unordered_map<std::string, topic_entry> topics;
-  /// FindCoordinator answers: a stale one answers NOT_COORDINATOR, which
-  /// drops it.
-  std::unordered_map<std::string, coordinator_entry> coordinators;
+  /// FindCoordinator, its answers cached: a stale one answers
+  /// NOT_COORDINATOR, which drops it.
+  client::coordinator_lookup coordinators{coordinator_max_age_ms, 10000};
   /// Round-robin partition of unkeyed records.
   uint32_t next_partition = 0;
 

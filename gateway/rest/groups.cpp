@@ -36,39 +36,23 @@ http_response kafka_code(error_code e) {
 }
 
 /// Calls `k` in the bridge with the group's coordinating broker (null, with
-/// the error, when there is none). The bridge caches FindCoordinator
+/// the error, when there is none). The bridge's lookup caches FindCoordinator
 /// answers for a few seconds: a heartbeat then costs one broker request.
 void with_coordinator(const call& c, std::string group,
                       std::function<void(broker_actor, error_code)> k) {
-  c.run([c, group = std::move(group), k = std::move(k)](bridge_self) {
-    auto& cache = c.cache().coordinators;
-    auto i = cache.find(group);
-    if (i != cache.end()
-        && c.now() - i->second.fetched_ms
-             < bridge_state::coordinator_max_age_ms)
-      return k(i->second.broker, error_code::none);
-    c.ask<find_coordinator_response>(
-      c.cluster().bootstrap(), find_coordinator_request{group},
-      [c, group, k](caf::expected<find_coordinator_response> res) {
-        if (!res)
-          return k({}, error_code::coordinator_not_available);
-        if (res->error != error_code::none)
-          return k({}, res->error);
-        auto b = caf::actor_cast<broker_actor>(res->broker);
-        auto& cache = c.cache().coordinators;
-        if (cache.size() > 10000)
-          cache.clear();
-        cache[group] = {b, c.now()};
-        k(b, error_code::none);
-      });
+  c.run([c, group = std::move(group), k = std::move(k)](bridge_self self) {
+    c.cache().coordinators.find(self, c.cluster().bootstrap(), group,
+                                ask_timeout,
+                                [self, k](client::coordinator found) {
+                                  bridge_scope scope{self};
+                                  k(found.broker, found.error);
+                                });
   });
 }
 
 /// A NOT_COORDINATOR answer means the cached coordinator moved.
 void forget_coordinator(const call& c, const std::string& group, error_code e) {
-  if (e == error_code::not_coordinator
-      || e == error_code::coordinator_not_available)
-    c.cache().coordinators.erase(group);
+  c.cache().coordinators.forget(group, e);
 }
 
 /// The broker id of a coordinator's handle, -1 when the cluster view does

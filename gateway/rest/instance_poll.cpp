@@ -13,6 +13,7 @@
 
 #include "actors/ask.hpp"
 #include "actors/clock.hpp"
+#include "client/coordinator_lookup.hpp"
 #include "domain/base64.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
@@ -293,16 +294,12 @@ void resolve(registry_ptr self, uint64_t id, uint64_t epoch,
     };
   if (unknown.empty())
     return with_committed({});
-  ask<find_coordinator_response>(
-    self, self->state.cluster->bootstrap(), broker_timeout,
-    find_coordinator_request{group},
+  client::find_coordinator(
+    self, self->state.cluster->bootstrap(), group, broker_timeout,
     [self, group, unknown,
-     with_committed](caf::expected<find_coordinator_response> fc) mutable {
-      auto b = fc && fc->error == error_code::none
-                 ? caf::actor_cast<broker_actor>(fc->broker)
-                 : broker_actor{};
+     with_committed](client::coordinator found) mutable {
       ask<offset_fetch_response>(
-        self, b, broker_timeout, offset_fetch_request{group, unknown},
+        self, found.broker, broker_timeout, offset_fetch_request{group, unknown},
         [with_committed](caf::expected<offset_fetch_response> offs) mutable {
           std::map<topic_partition, int64_t> committed;
           if (offs)

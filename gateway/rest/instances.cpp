@@ -29,6 +29,7 @@
 #include "actors/ask.hpp"
 #include "actors/clock.hpp"
 #include "actors/consumer.hpp"
+#include "client/coordinator_lookup.hpp"
 #include "gateway/rest/errors.hpp"
 #include "gateway/rest/instance_state.hpp"
 #include "gateway/rest/json.hpp"
@@ -94,19 +95,19 @@ void drop_subscription(registry_ptr self, instance& inst) {
   close_consumer(self, std::exchange(inst.consumer, {}));
 }
 
-/// The group's coordinating broker, or the error.
+/// The group's coordinating broker, or the error (a Kafka error reads as
+/// no broker to ask).
 void with_coordinator(registry_ptr self, const std::string& group,
                       std::function<void(caf::expected<broker_actor>)> k) {
-  ask<find_coordinator_response>(
-    self, self->state.cluster->bootstrap(), broker_timeout,
-    find_coordinator_request{group},
-    [k](caf::expected<find_coordinator_response> fc) {
-      if (!fc)
-        return k(fc.error());
-      if (fc->error != error_code::none)
-        return k(caf::make_error(caf::sec::invalid_argument));
-      k(caf::actor_cast<broker_actor>(fc->broker));
-    });
+  client::find_coordinator(self, self->state.cluster->bootstrap(), group,
+                           broker_timeout, [k](client::coordinator found) {
+                             if (found.failure)
+                               return k(found.failure);
+                             if (found.error != error_code::none)
+                               return k(caf::make_error(
+                                 caf::sec::invalid_argument));
+                             k(found.broker);
+                           });
 }
 
 http_response commit_result(caf::expected<offset_commit_response>& res) {
