@@ -20,6 +20,7 @@
 #include "actors/ask.hpp"
 #include "actors/clock.hpp"
 #include "client/coordinator_lookup.hpp"
+#include "client/producer.hpp"
 #include "domain/cluster_config.hpp"
 #include "domain/log/record_batch.hpp"
 #include "gateway/bridge.hpp"
@@ -55,42 +56,17 @@ struct api_config {
   size_t threads = 1;
 };
 
-/// What a bridge actor caches for the requests of its thread. Only its own
-/// jobs and continuations touch it.
+/// The Kafka clients of a bridge actor (client/), for the requests of its
+/// thread. Only its own jobs and continuations touch them.
 struct bridge_state {
-  struct topic_entry {
-    topic_metadata metadata;
-    int64_t fetched_ms = 0;
-  };
-  /// Topic metadata, as a Kafka producer caches it: refreshed when older
-  /// than metadata_max_age_ms or when a produce finds the leader moved.
-  std::unordered_map<std::string, topic_entry> topics;
+  static constexpr int64_t coordinator_max_age_ms = 5000;
+
   /// FindCoordinator, its answers cached: a stale one answers
   /// NOT_COORDINATOR, which drops it.
   client::coordinator_lookup coordinators{coordinator_max_age_ms, 10000};
-  /// Round-robin partition of unkeyed records.
-  uint32_t next_partition = 0;
-
-  /// Records of one produce request for one partition, waiting to go out.
-  struct pending_records {
-    std::vector<record> records;
-    size_t bytes = 0;
-    /// The batch's error, and the first record's offset (-1 on error).
-    std::function<void(error_code, int64_t)> done;
-  };
-  /// Kafka's RecordAccumulator with one request in flight per partition
-  /// (what an idempotent producer keeps in order): records that arrive
-  /// while a partition's produce is on its way go out together next.
-  struct partition_queue {
-    bool in_flight = false;
-    std::vector<pending_records> waiting;
-  };
-  std::map<topic_partition, partition_queue> queues;
-  /// A batch stops growing here (message.max.bytes is 1 MiB).
-  static constexpr size_t max_batch_bytes = 512 * 1024;
-
-  static constexpr int64_t metadata_max_age_ms = 5000;
-  static constexpr int64_t coordinator_max_age_ms = 5000;
+  /// The produce routes' producer: topic metadata, partitioner and
+  /// accumulator.
+  client::producer producer;
 
   static inline const char* name = "gateway_bridge";
 };

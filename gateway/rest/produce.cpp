@@ -2,15 +2,15 @@
 // ProduceToPartitionAction): records in the binary (base64) or json
 // embedded format, keyed records placed by Java's murmur2 partitioner,
 // acks=all, one batch per partition sent to its leader. Like a Kafka
-// producer, the gateway keeps topic metadata (in its bridge) and refreshes
-// it and retries while leadership moves.
+// producer, the gateway keeps topic metadata (its bridge's client::producer)
+// and refreshes it and retries while leadership moves.
 
 #include <chrono>
 #include <map>
 
 #include "domain/base64.hpp"
+#include "client/sender.hpp"
 #include "domain/log/record_batch.hpp"
-#include "domain/murmur2.hpp"
 #include "gateway/rest/errors.hpp"
 #include "gateway/rest/json.hpp"
 #include "gateway/rest/json_value.hpp"
@@ -20,9 +20,6 @@
 namespace troupe::rest {
 
 namespace {
-
-constexpr int max_attempts = 50;
-constexpr milliseconds retry_backoff{100}; // Kafka's retry.backoff.ms
 
 int64_t wall_clock_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -114,126 +111,51 @@ bool place(const call& c, produce_job& job, const topic_metadata& t) {
         return false;
       }
       r.placed = *r.partition;
-    } else if (r.rec.key) {
-      std::string_view key{reinterpret_cast<const char*>(r.rec.key->data()),
-                           r.rec.key->size()};
-      r.placed = partition_for_key(key, n);
     } else {
-      r.placed = static_cast<int32_t>(c.cache().next_partition++
-                                      % static_cast<uint32_t>(n));
+      r.placed = c.cache().producer.partitioner.partition(r.rec.key, n);
     }
   }
   return true;
 }
 
-/// The topic's metadata from the bridge's cache, else from the controller
-/// (creating the topic when auto.create.topics.enable); `k(nullptr, err)`
-/// when there is none, with the error of a failed ask if that was why.
-void with_topic_metadata(
-  const call& c, const std::string& topic, bool fresh,
-  std::function<void(const topic_metadata*, const caf::error&)> k) {
-  auto& topics = c.cache().topics;
-  auto i = topics.find(topic);
-  if (!fresh && i != topics.end()
-      && c.now() - i->second.fetched_ms < bridge_state::metadata_max_age_ms)
-    return k(&i->second.metadata, caf::error{});
-  with_metadata(c, {topic}, c.svc().cluster.auto_create_topics,
-                [c, topic, k](caf::expected<metadata_response> md) {
-                  if (!md)
-                    return k(nullptr, md.error());
-                  if (md->topics.empty()
-                      || md->topics[0].error != error_code::none
-                      || md->topics[0].partition_states.empty())
-                    return k(nullptr, caf::error{});
-                  auto& entry = c.cache().topics[topic];
-                  entry.metadata = md->topics[0];
-                  entry.fetched_ms = c.now();
-                  k(&entry.metadata, caf::error{});
-                });
-}
+/// The producer's way into the cluster from a REST call (client/sender.hpp's
+/// Io): the bridge's producer, its clock, the controller for metadata
+/// (creating the topic when auto.create.topics.enable), the cluster view
+/// for leaders' handles, and the bridge for asks and retries.
+struct rest_io {
+  call c;
 
-bool retriable(error_code e) {
-  return e == error_code::not_leader_or_follower
-         || e == error_code::leader_not_available
-         || e == error_code::unknown_topic_or_partition
-         || e == error_code::fenced_leader_epoch;
-}
-
-using batch_ptr = std::shared_ptr<std::vector<bridge_state::pending_records>>;
-
-void flush(const call& c, const topic_partition& tp);
-
-/// Sends one batch to the partition's leader; while leadership moves,
-/// refreshes the metadata and tries again, as a Kafka producer does.
-void send(const call& c, topic_partition tp, batch_ptr batch, int attempt) {
-  with_topic_metadata(
-    c, tp.topic, attempt > 0,
-    [c, tp, batch, attempt](const topic_metadata* t, const caf::error&) {
-      int32_t leader = -1;
-      if (t)
-        for (auto& p : t->partition_states)
-          if (p.partition == tp.partition)
-            leader = p.leader;
-      std::vector<record> recs;
-      for (auto& pending : *batch)
-        recs.insert(recs.end(), pending.records.begin(), pending.records.end());
-      produce_request pr;
-      pr.partition = tp;
-      pr.acks = -1;
-      pr.timeout_ms = 30000;
-      pr.batch = encode_batch(0, -1, recs);
-      c.ask<produce_response>(
-        c.cluster().broker(leader), std::move(pr),
-        [c, tp, batch, attempt](caf::expected<produce_response> r) {
-          auto e = r ? r->error
-                     : (r.error() == caf::sec::invalid_argument
-                          ? error_code::leader_not_available
-                          : error_code::request_timed_out);
-          if (e != error_code::none && retriable(e)
-              && attempt + 1 < max_attempts)
-            return c.after(retry_backoff, [c, tp, batch, attempt] {
-              send(c, tp, batch, attempt + 1);
-            });
-          auto base = e == error_code::none ? r->base_offset : int64_t{-1};
-          for (auto& pending : *batch) {
-            pending.done(e, base);
-            if (base >= 0)
-              base += static_cast<int64_t>(pending.records.size());
-          }
-          c.cache().queues[tp].in_flight = false;
-          flush(c, tp);
-        });
-    });
-}
-
-/// Sends what waits for `tp` as one batch, unless a batch is in flight.
-void flush(const call& c, const topic_partition& tp) {
-  auto& q = c.cache().queues[tp];
-  if (q.in_flight || q.waiting.empty())
-    return;
-  auto batch = std::make_shared<std::vector<bridge_state::pending_records>>();
-  size_t bytes = 0;
-  size_t taken = 0;
-  for (auto& pending : q.waiting) {
-    if (!batch->empty()
-        && bytes + pending.bytes > bridge_state::max_batch_bytes)
-      break;
-    bytes += pending.bytes;
-    batch->push_back(std::move(pending));
-    ++taken;
+  client::producer& state() const {
+    return c.cache().producer;
   }
-  q.waiting.erase(q.waiting.begin(),
-                  q.waiting.begin() + static_cast<std::ptrdiff_t>(taken));
-  q.in_flight = true;
-  send(c, tp, std::move(batch), 0);
-}
+  int64_t now() const {
+    return c.now();
+  }
+  void
+  metadata(std::string topic,
+           std::function<void(caf::expected<metadata_response>)> k) const {
+    with_metadata(c, {std::move(topic)}, c.svc().cluster.auto_create_topics,
+                  std::move(k));
+  }
+  broker_actor broker(int32_t id) const {
+    return c.cluster().broker(id);
+  }
+  void produce(broker_actor to, produce_request req,
+               std::function<void(caf::expected<produce_response>)> k) const {
+    c.ask<produce_response>(std::move(to), std::move(req), std::move(k));
+  }
+  void after(milliseconds delay, std::function<void()> fn) const {
+    c.after(delay, std::move(fn));
+  }
+};
 
 /// Places the job's records and queues them per partition; answers once
 /// every partition's batch is acknowledged.
 void start(const call& c, job_ptr job) {
-  with_topic_metadata(
-    c, job->topic, false,
-    [c, job](const topic_metadata* t, const caf::error& err) {
+  rest_io io{c};
+  client::with_topic_metadata(
+    io, job->topic, false,
+    [c, io, job](const topic_metadata* t, const caf::error& err) {
       if (!t)
         return c.reply(err ? ask_failed(err, "metadata")
                            : v2::topic_not_found());
@@ -244,7 +166,7 @@ void start(const call& c, job_ptr job) {
         places[job->records[i].placed].push_back(i);
       auto outstanding = std::make_shared<size_t>(places.size());
       for (auto& [p, idx] : places) {
-        bridge_state::pending_records pending;
+        client::pending_records pending;
         for (auto i : idx) {
           auto& rec = job->records[i].rec;
           pending.bytes += (rec.key ? rec.key->size() : 0)
@@ -264,9 +186,7 @@ void start(const call& c, job_ptr job) {
           if (--*outstanding == 0)
             c.reply(json_response(offsets_json(*job), job->type));
         };
-        topic_partition tp{job->topic, p};
-        c.cache().queues[tp].waiting.push_back(std::move(pending));
-        flush(c, tp);
+        client::append(io, {job->topic, p}, std::move(pending));
       }
     });
 }
