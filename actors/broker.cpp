@@ -308,7 +308,7 @@ void replace_empty_group(broker_ptr self, const std::string& group_id,
       [=](listed_group& listed) {
         if (!current())
           return;
-        if (listed.state != "Empty") {
+        if (listed.state != any_group_state::empty) {
           finish(false, error_code::none);
           return;
         }
@@ -560,22 +560,12 @@ void route_fetch(broker_ptr self, offset_fetch_request req,
   rp.deliver(std::move(res));
 }
 
-/// Kafka's GroupType.parse: case-insensitive.
-std::string lower(std::string x) {
-  std::transform(x.begin(), x.end(), x.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return x;
-}
-
 /// ListGroups' filters as Kafka's GroupMetadataManager.listGroups applies
-/// them: states and types, both case-insensitive, empty for all.
+/// them: states and types, empty for all (the Kafka listener parses the
+/// names case-insensitively).
 bool listed(const list_groups_request& filter, const listed_group& g) {
-  auto in = [](const std::vector<std::string>& xs, const std::string& x) {
-    if (xs.empty())
-      return true;
-    auto key = lower(x);
-    return std::any_of(xs.begin(), xs.end(),
-                       [&](auto& y) { return lower(y) == key; });
+  auto in = [](const auto& xs, auto x) {
+    return xs.empty() || std::find(xs.begin(), xs.end(), x) != xs.end();
   };
   return in(filter.states_filter, g.state)
          && in(filter.types_filter, g.group_type);
@@ -1194,7 +1184,7 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
         if (!c) {
           // Kafka's answer for an unknown group, and for a consumer group
           // (GroupMetadataManager.describeGroups finds no classic group).
-          slot.state = "Dead";
+          slot.state = any_group_state::dead;
           continue;
         }
         asks.emplace_back(c, describe_groups_request{{id}});
@@ -1219,14 +1209,14 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
         caf::typed_actor<caf::replies_to<list_groups_request>::with<listed_group>>;
       auto rp = self->make_response_promise<list_groups_response>();
       std::vector<std::pair<lister, list_groups_request>> asks;
-      std::vector<const char*> types;
+      std::vector<group_type> types;
       for (auto& [id, c] : self->state.groups) {
         asks.emplace_back(caf::actor_cast<lister>(c), list_groups_request{});
-        types.push_back("classic");
+        types.push_back(group_type::classic);
       }
       for (auto& [id, c] : self->state.consumer_groups) {
         asks.emplace_back(caf::actor_cast<lister>(c), list_groups_request{});
-        types.push_back("consumer");
+        types.push_back(group_type::consumer);
       }
       ask_all<listed_group>(
         self, std::move(asks), internal_timeout,

@@ -85,7 +85,7 @@ void fail(consumer_ptr self, error_code e) {
   drop_commits(self, e);
   auto& st = self->state;
   spdlog::warn("consumer {}: stopped by {}", st.config.name, error_name(e));
-  st.phase = "failed";
+  st.phase = consumer_phase::failed;
   st.last_error = e;
   stop_heartbeats(self);
   ++st.join_epoch;
@@ -119,8 +119,8 @@ void coordinator_unknown(consumer_ptr self) {
   auto& st = self->state;
   st.coordinator = nullptr;
   st.group = nullptr;
-  if (st.phase != "stable")
-    st.phase = "unjoined";
+  if (st.phase != consumer_phase::stable)
+    st.phase = consumer_phase::unjoined;
   stop_heartbeats(self);
   ++st.join_epoch;
   schedule_rejoin(self, st.config.retry_backoff_ms);
@@ -185,7 +185,8 @@ void on_heartbeat(consumer_ptr self, error_code e) {
     return;
   // While awaiting its SyncGroup answer the member learns of the rebalance
   // from that answer; a cooperative member keeps its partitions meanwhile.
-  if (e == error_code::rebalance_in_progress && st.phase != "stable")
+  if (e == error_code::rebalance_in_progress
+      && st.phase != consumer_phase::stable)
     return;
   if (!rejoin_after(self, e) && !handle_coordinator_error(self, e))
     fail(self, e);
@@ -208,7 +209,7 @@ void on_sync(consumer_ptr self, sync_group_response& r) {
     spdlog::warn("consumer {}: undecodable assignment in generation {}",
                  st.config.name, st.generation);
     st.last_error = error_code::inconsistent_group_protocol;
-    st.phase = "joining";
+    st.phase = consumer_phase::joining;
     schedule_rejoin(self, st.config.retry_backoff_ms);
     return;
   }
@@ -218,7 +219,7 @@ void on_sync(consumer_ptr self, sync_group_response& r) {
   st.owned = assigned;
   st.last_assignment = assigned;
   st.last_assignment_generation = st.generation;
-  st.phase = "stable";
+  st.phase = consumer_phase::stable;
   st.last_error = error_code::none;
   if (!revoked.empty())
     emit(self, consumer_event_kind::revoked, revoked);
@@ -231,7 +232,7 @@ void on_sync(consumer_ptr self, sync_group_response& r) {
 
 void sync(consumer_ptr self, std::vector<sync_group_assignment> assignments) {
   auto& st = self->state;
-  st.phase = "syncing";
+  st.phase = consumer_phase::syncing;
   sync_group_request req;
   req.group_id = st.config.group_id;
   req.generation_id = st.generation;
@@ -362,7 +363,7 @@ void on_join(consumer_ptr self, join_group_response& r) {
   st.generation = r.generation_id;
   st.protocol = r.protocol_name;
   st.leader = r.leader == r.member_id;
-  st.phase = "syncing";
+  st.phase = consumer_phase::syncing;
   emit(self, consumer_event_kind::joined);
   // Kafka heartbeats while waiting for the SyncGroup answer too.
   start_heartbeats(self);
@@ -378,7 +379,7 @@ void join(consumer_ptr self) {
     discover(self);
     return;
   }
-  st.phase = "joining";
+  st.phase = consumer_phase::joining;
   stop_heartbeats(self);
   // Eager protocols give everything up before rejoining.
   if (!st.cooperative && !st.owned.empty())
@@ -418,8 +419,8 @@ void join(consumer_ptr self) {
 
 void discover(consumer_ptr self) {
   auto& st = self->state;
-  if (st.phase != "stable")
-    st.phase = "unjoined";
+  if (st.phase != consumer_phase::stable)
+    st.phase = consumer_phase::unjoined;
   auto epoch = ++st.join_epoch;
   // A broker that failed us is skipped next time.
   auto next = [self] {
@@ -448,7 +449,7 @@ void discover(consumer_ptr self) {
       st.coordinator = found.broker;
       st.group = st.coordinator;
       retry_commits(self);
-      if (st.phase == "stable")
+      if (st.phase == consumer_phase::stable)
         start_heartbeats(self);
       else
         join(self);
@@ -506,7 +507,7 @@ void send_commit(consumer_ptr self, waiting_commit c) {
         for (auto& p : res.partitions) {
           if (p.error == error_code::illegal_generation
               || p.error == error_code::unknown_member_id) {
-            if (self->state.phase == "stable") {
+            if (self->state.phase == consumer_phase::stable) {
               reset_generation(self, p.error == error_code::unknown_member_id);
               join(self);
             }
@@ -659,7 +660,7 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
       drop_commits(self, error_code::coordinator_not_available);
       auto rp = self->make_response_promise<consumer_status>();
       auto finish = [self, rp]() mutable {
-        self->state.phase = "closed";
+        self->state.phase = consumer_phase::closed;
         emit(self, consumer_event_kind::left);
         rp.deliver(status_of(self->state));
         self->quit();
@@ -703,7 +704,8 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
           });
     },
     [self](rejoin_tick& t) {
-      if (t.epoch == self->state.rejoin_epoch && self->state.phase != "failed")
+      if (t.epoch == self->state.rejoin_epoch
+          && self->state.phase != consumer_phase::failed)
         join(self);
     },
   };

@@ -9,6 +9,7 @@
 #include <caf/typed_response_promise.hpp>
 
 #include "domain/assignors/assignor.hpp"
+#include "domain/consumer_phase.hpp"
 #include "client/coordinator_lookup.hpp"
 #include "domain/consumer_group/membership.hpp"
 #include "messages/interfaces.hpp"
@@ -84,8 +85,7 @@ struct consumer_state {
   int32_t generation = -1;
   std::string protocol;
   bool leader = false;
-  /// "unjoined", "joining", "syncing", "stable", "closed", "failed".
-  std::string phase = "unjoined";
+  consumer_phase phase = consumer_phase::unjoined;
   /// Partitions currently owned (assigned and not revoked).
   std::vector<topic_partition> owned;
   /// What the sticky assignors remember across eager revokes.

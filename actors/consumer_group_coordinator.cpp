@@ -223,8 +223,8 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
     [self](list_groups_request&) {
       auto& g = *self->state.g;
       return listed_group{g.id(), "consumer",
-                          std::string{state_name(derive_state(readable(self)))},
-                          "consumer"};
+                          to_any(derive_state(readable(self))),
+                          group_type::consumer};
     },
     [self](consumer_group_topics& msg) {
       self->state.g->update_topics(msg.topics);

@@ -32,12 +32,9 @@ void sync_status(consumer_ptr self) {
   auto& m = member(self);
   st.member_id = m.member_id();
   st.generation = m.member_epoch();
-  if (st.phase == "closed" || st.phase == "failed")
+  if (st.phase == consumer_phase::closed || st.phase == consumer_phase::failed)
     return;
-  std::string phase{member_phase_name(m.phase())};
-  for (auto& c : phase)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  st.phase = std::move(phase);
+  st.phase = to_consumer_phase(m.phase());
 }
 
 void send_heartbeat(consumer_ptr self);
@@ -85,7 +82,7 @@ void drop_commits(consumer_ptr self, error_code e) {
 
 void finish_close(consumer_ptr self) {
   auto& st = self->state;
-  st.phase = "closed";
+  st.phase = consumer_phase::closed;
   ++st.heartbeat_epoch;
   emit(self, consumer_event_kind::left);
   if (st.closing.pending())
@@ -98,7 +95,7 @@ void fail_member(consumer_ptr self, error_code e) {
   auto& st = self->state;
   spdlog::warn("consumer {}: stopped by {}", st.config.name, error_name(e));
   member(self).fail();
-  st.phase = "failed";
+  st.phase = consumer_phase::failed;
   st.last_error = e;
   ++st.heartbeat_epoch;
   ++st.join_epoch;
@@ -392,7 +389,8 @@ consumer_actor::behavior_type consumer_group_member(consumer_ptr self) {
         send_heartbeat(self);
     },
     [self](rejoin_tick& t) {
-      if (t.epoch == self->state.rejoin_epoch && self->state.phase != "failed")
+      if (t.epoch == self->state.rejoin_epoch
+          && self->state.phase != consumer_phase::failed)
         discover_coordinator(self);
     },
   };

@@ -12,19 +12,6 @@
 
 namespace troupe {
 
-const char* to_string(replica_state::role r) {
-  switch (r) {
-    case replica_state::role::leader:
-      return "leader";
-    case replica_state::role::follower:
-      return "follower";
-    case replica_state::role::offline:
-      return "offline";
-    default:
-      return "loading";
-  }
-}
-
 namespace {
 
 using role = replica_state::role;
@@ -837,7 +824,7 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
       replica_status s;
       s.partition = st.partition;
       s.broker_id = st.broker_id;
-      s.role = to_string(st.current);
+      s.role = st.current;
       if (st.metadata) {
         s.leader = st.metadata->leader;
         s.leader_epoch = st.metadata->leader_epoch;

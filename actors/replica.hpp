@@ -10,6 +10,7 @@
 #include "domain/cluster_config.hpp"
 #include "domain/replication/partition_leader.hpp"
 #include "domain/replication/producer_state.hpp"
+#include "domain/replication/replica_role.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {
@@ -29,7 +30,7 @@ struct replica_fetch_config {
 /// the broker's log manager (file I/O on its own thread); the high
 /// watermark, ISR bookkeeping and parked requests live here.
 struct replica_state {
-  enum class role { loading, leader, follower, offline };
+  using role = replica_role;
 
   struct waiting_produce {
     caf::typed_response_promise<produce_response> promise;
@@ -114,8 +115,5 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
         log_manager_actor log, controller_actor controller,
         std::vector<broker_info> peers,
         replica_listener_actor leadership_listener);
-
-/// "leader", "follower", "offline", "loading".
-const char* to_string(replica_state::role r);
 
 } // namespace troupe

@@ -121,8 +121,8 @@ bool wait_stable(caf::scoped_actor& self,
       consumer_status s;
       self->request(c, std::chrono::seconds(5), consumer_status_request{})
         .receive([&](consumer_status& x) { s = std::move(x); },
-                 [&](caf::error&) { s.state = "unreachable"; });
-      if (s.state != "stable" || s.generation <= after_generation
+                 [&](caf::error&) {});
+      if (s.state != consumer_phase::stable || s.generation <= after_generation
           || (gen != -2 && s.generation != gen)) {
         stable = false;
         break;
@@ -168,7 +168,7 @@ bool check_assignment(caf::scoped_actor& self,
     consumer_status s;
     self->request(c, std::chrono::seconds(5), consumer_status_request{})
       .receive([&](consumer_status& x) { s = std::move(x); },
-               [&](caf::error&) { s.state = "unreachable"; });
+               [&](caf::error&) {});
     for (auto& tp : s.assignment)
       if (tp.topic == topic && tp.partition >= 0 && tp.partition < partitions)
         ++owners[tp.partition];
@@ -182,7 +182,7 @@ bool check_assignment(caf::scoped_actor& self,
       ok = false;
     }
   auto res = describe(self, coordinator, group);
-  if (res.groups.size() != 1 || res.groups[0].state != "Stable"
+  if (res.groups.size() != 1 || res.groups[0].state != any_group_state::stable
       || res.groups[0].generation_id != generation
       || res.groups[0].members.size() != consumers.size()) {
     std::printf("!! the coordinator does not describe %s as Stable in "
@@ -200,8 +200,9 @@ void print_group(caf::scoped_actor& self, const broker_actor& coordinator,
     return;
   auto& g = res.groups.front();
   std::printf("\n   group %s: %s, generation %d, protocol %s, leader %s\n",
-              g.group_id.c_str(), g.state.c_str(), g.generation_id,
-              g.protocol_data.c_str(), tl.readable(g.leader).c_str());
+              g.group_id.c_str(), std::string{state_name(g.state)}.c_str(),
+              g.generation_id, g.protocol_data.c_str(),
+              tl.readable(g.leader).c_str());
   for (auto& m : g.members) {
     auto a = decode_assignment(m.assignment);
     std::printf("     %-10s %s\n", tl.readable(m.member_id).c_str(),

@@ -875,7 +875,7 @@ described_group group::describe() const {
   // Stable.
   described_group d;
   d.group_id = group_id_;
-  d.state = std::string{state_name(state_)};
+  d.state = to_any(state_);
   d.protocol_type = protocol_type_;
   d.generation_id = generation_;
   d.leader = leader_;
@@ -899,8 +899,7 @@ described_group group::describe() const {
 }
 
 listed_group group::listing() const {
-  return {group_id_, protocol_type_, std::string{state_name(state_)},
-          "classic"};
+  return {group_id_, protocol_type_, to_any(state_), group_type::classic};
 }
 
 // -- teardown ---------------------------------------------------------------------

@@ -20,21 +20,13 @@
 #include <vector>
 
 #include "domain/group_config.hpp"
-#include "domain/offset_store.hpp"
+#include "domain/group_kinds.hpp"
 #include "domain/group_requests.hpp"
+#include "domain/offset_store.hpp"
 
 namespace troupe {
 
-enum class group_state : uint8_t {
-  empty,
-  preparing_rebalance,
-  completing_rebalance,
-  stable,
-  dead,
-};
-
-/// Kafka's name of a state: "Empty", "PreparingRebalance", ...
-std::string_view state_name(group_state state) noexcept;
+// group_state and its state_name(): domain/group_kinds.hpp.
 
 struct group_member {
   std::string member_id;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "domain/error_code.hpp"
+#include "domain/group_kinds.hpp"
 #include "domain/topic_partition.hpp"
 
 namespace troupe {
@@ -200,8 +201,8 @@ struct described_member {
 struct described_group {
   error_code error = error_code::none;
   std::string group_id;
-  /// Kafka's state name: "Empty", "PreparingRebalance", ...
-  std::string state;
+  /// A classic group's state; unknown in an error answer.
+  any_group_state state = any_group_state::unknown;
   std::string protocol_type;
   /// The chosen protocol while Stable, else empty (Kafka's protocol_data).
   std::string protocol_data;
@@ -216,20 +217,22 @@ struct describe_groups_response {
 };
 
 struct list_groups_request {
-  /// Empty: all states (ListGroups v4 filter).
-  std::vector<std::string> states_filter;
-  /// Empty: all types, else "classic" and/or "consumer" (ListGroups v5,
-  /// KIP-848; case-insensitive as Kafka's GroupType.parse).
-  std::vector<std::string> types_filter;
+  /// Empty: all states (ListGroups v4 filter, KIP-518). The Kafka listener
+  /// parses the wire's names (parse_group_state, case-insensitive); a name
+  /// of no state is unknown and matches no group.
+  std::vector<any_group_state> states_filter;
+  /// Empty: all types (ListGroups v5, KIP-848; parse_group_type, as
+  /// Kafka's case-insensitive GroupType.parse).
+  std::vector<group_type> types_filter;
 };
 
 struct listed_group {
   std::string group_id;
   std::string protocol_type;
-  std::string state;
-  /// ListGroups v5's group type: "classic" or "consumer" (KIP-848); empty
-  /// reads as "classic".
-  std::string group_type{};
+  any_group_state state = any_group_state::unknown;
+  /// ListGroups v5's group type (KIP-848); a group that does not say is
+  /// classic.
+  troupe::group_type group_type = troupe::group_type::classic;
 };
 
 struct list_groups_response {

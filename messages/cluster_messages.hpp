@@ -11,6 +11,7 @@
 
 #include <caf/actor.hpp>
 
+#include "domain/consumer_phase.hpp"
 #include "domain/error_code.hpp"
 #include "domain/topic_partition.hpp"
 #include "domain/uuid.hpp"
@@ -268,8 +269,7 @@ struct consumer_status {
   std::string consumer;
   std::string member_id;
   int32_t generation = -1;
-  /// "unjoined", "joining", "syncing", "stable", "closed", "failed".
-  std::string state;
+  consumer_phase state = consumer_phase::unjoined;
   bool leader = false;
   std::string protocol;
   std::vector<topic_partition> assignment;

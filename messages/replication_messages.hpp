@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "domain/error_code.hpp"
+#include "domain/replication/replica_role.hpp"
 #include "domain/topic_partition.hpp"
 #include "messages/cluster_messages.hpp"
 
@@ -153,8 +154,7 @@ struct replica_status_request {
 struct replica_status {
   topic_partition partition;
   int32_t broker_id = -1;
-  /// "leader", "follower", "offline" or "loading".
-  std::string role;
+  replica_role role = replica_role::loading;
   int32_t leader = -1;
   int32_t leader_epoch = -1;
   std::vector<int32_t> isr;

@@ -903,8 +903,8 @@ describe_consumer_group(const std::string& group_id,
     d.error_message = "Group " + group_id + " not found.";
     return d;
   }
-  d.group_state = std::string{
-    state_name(dead ? consumer_group_state::dead : derive_state(image))};
+  d.group_state =
+    to_any(dead ? consumer_group_state::dead : derive_state(image));
   d.group_epoch = image.group_epoch;
   d.assignment_epoch = image.assignment_epoch;
   std::map<std::string, int> counts;
@@ -933,7 +933,7 @@ describe_consumer_group(const std::string& group_id,
       wire_assignment(t == image.target_assignment.end() ? none : t->second,
                       topics_by_id, true);
     dm.previous_member_epoch = m.previous_member_epoch;
-    dm.state = std::string{member_state_name(m.state)};
+    dm.state = m.state;
     dm.partitions_pending_revocation =
       wire_assignment(m.pending_revocation, topics_by_id, true);
     d.members.push_back(std::move(dm));
@@ -948,7 +948,7 @@ consumer_group_described_group consumer_group::describe() const {
 }
 
 listed_group consumer_group::listing() const {
-  return {group_id_, "consumer", std::string{state_name(state_)}};
+  return {group_id_, "consumer", to_any(state_)};
 }
 
 // -- cluster metadata ----------------------------------------------------------------

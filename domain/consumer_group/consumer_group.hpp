@@ -31,24 +31,13 @@
 #include "domain/consumer_group/records.hpp"
 #include "domain/consumer_group/server_assignor.hpp"
 #include "domain/group_config.hpp"
+#include "domain/group_kinds.hpp"
 #include "domain/consumer_group/requests.hpp"
 #include "domain/group_requests.hpp"
 
 namespace troupe {
 
-/// Kafka's ConsumerGroup.ConsumerGroupState.
-enum class consumer_group_state : uint8_t {
-  empty,
-  /// The group epoch is ahead of the target assignment's.
-  assigning,
-  /// Some member is not yet at the target assignment.
-  reconciling,
-  stable,
-  dead,
-};
-
-/// Kafka's name: "Empty", "Assigning", "Reconciling", "Stable", "Dead".
-std::string_view state_name(consumer_group_state state) noexcept;
+// consumer_group_state and its state_name(): domain/group_kinds.hpp.
 
 /// Kafka's ConsumerGroup.maybeUpdateGroupState, for any image.
 consumer_group_state derive_state(const consumer_group_image& image);

@@ -30,6 +30,11 @@ enum class member_state : int8_t {
 /// "STABLE", "UNREVOKED_PARTITIONS", ...
 std::string_view member_state_name(member_state s) noexcept;
 
+/// For printing (CAF's to_string of messages picks this up).
+inline std::string to_string(member_state s) {
+  return std::string{member_state_name(s)};
+}
+
 /// Maps a stored byte back; unknown values give member_state::unknown.
 member_state member_state_from_int(int8_t value) noexcept;
 

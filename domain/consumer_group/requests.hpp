@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "domain/consumer_group/member.hpp"
 #include "domain/error_code.hpp"
+#include "domain/group_kinds.hpp"
 #include "domain/nullable.hpp"
 #include "domain/uuid.hpp"
 
@@ -104,8 +106,9 @@ struct consumer_group_described_member {
   int8_t member_type = 1;
   // troupe's additions for operators and the dashboard:
   int32_t previous_member_epoch = 0;
-  /// "STABLE", "UNREVOKED_PARTITIONS", "UNRELEASED_PARTITIONS".
-  std::string state;
+  /// Kafka's modern MemberState: STABLE, UNREVOKED_PARTITIONS,
+  /// UNRELEASED_PARTITIONS.
+  member_state state = member_state::stable;
   consumer_group_assignment partitions_pending_revocation;
 };
 
@@ -113,8 +116,9 @@ struct consumer_group_described_group {
   error_code error = error_code::none;
   nullable<std::string> error_message;
   std::string group_id;
-  /// "Empty", "Assigning", "Reconciling", "Stable" or "Dead".
-  std::string group_state;
+  /// Empty, Assigning, Reconciling, Stable or Dead; unknown in an error
+  /// answer.
+  any_group_state group_state = any_group_state::unknown;
   int32_t group_epoch = 0;
   int32_t assignment_epoch = 0;
   std::string assignor_name;

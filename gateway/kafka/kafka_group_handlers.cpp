@@ -15,12 +15,6 @@ namespace troupe::kafka_handlers {
 
 namespace {
 
-std::string lower(std::string x) {
-  std::transform(x.begin(), x.end(), x.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return x;
-}
-
 /// Errors that concern the whole group rather than one member.
 bool group_level(error_code e) {
   switch (e) {
@@ -357,15 +351,15 @@ void serve_describe_groups(kafka_session_ptr self, const k::request_header& h,
         k::described_group dg;
         dg.error = g.error;
         dg.group_id = g.group_id;
-        dg.group_state = g.state;
+        dg.group_state = std::string{state_name(g.state)};
         dg.protocol_type = g.protocol_type;
         dg.protocol_data = g.protocol_data;
         for (auto& m : g.members)
           dg.members.push_back({m.member_id, m.client_id, m.client_host,
                                 m.metadata, m.assignment,
                                 null_if_empty(m.group_instance_id)});
-        bool unknown = g.error == error_code::none && g.state == "Dead"
-                       && g.members.empty();
+        bool unknown = g.error == error_code::none
+                       && g.state == any_group_state::dead && g.members.empty();
         // KIP-1043: v6 names an unknown group instead of describing it
         // as Dead (GroupMetadataManager.describeGroups).
         if (v >= 6 && unknown) {
@@ -385,32 +379,32 @@ void serve_describe_groups(kafka_session_ptr self, const k::request_header& h,
 void serve_list_groups(kafka_session_ptr self, const k::request_header& h,
                        k::list_groups_request& req, kafka_reply_fn reply) {
   auto v = h.api_version;
-  // Kafka matches both filters case-insensitively (v4+ states, v5+ types).
-  std::vector<std::string> states;
-  std::vector<std::string> types;
+  // Kafka matches both filters case-insensitively (v4+ states, v5+ types);
+  // a name of no state or type matches no group.
+  std::vector<any_group_state> states;
+  std::vector<group_type> types;
   if (v >= 4)
     for (auto& s : req.states_filter)
-      states.push_back(lower(s));
+      states.push_back(parse_group_state(s));
   if (v >= 5)
     for (auto& t : req.types_filter)
-      types.push_back(lower(t));
+      types.push_back(parse_group_type(t));
   ask_one<list_groups_response>(
     self, default_timeout, list_groups_request{}, std::move(reply),
     [h, states, types](list_groups_response& res) {
-      auto in = [](const std::vector<std::string>& filter,
-                   const std::string& x) {
+      auto in = [](const auto& filter, auto x) {
         return filter.empty()
-               || std::find(filter.begin(), filter.end(), lower(x))
-                    != filter.end();
+               || std::find(filter.begin(), filter.end(), x) != filter.end();
       };
       k::list_groups_response out;
       out.error = res.error;
       for (auto& g : res.groups) {
         // Groups that do not say otherwise are classic groups.
-        auto type = g.group_type.empty() ? std::string{"classic"}
-                                         : g.group_type;
+        auto type = g.group_type;
         if (in(states, g.state) && in(types, type))
-          out.groups.push_back({g.group_id, g.protocol_type, g.state, type});
+          out.groups.push_back({g.group_id, g.protocol_type,
+                                std::string{state_name(g.state)},
+                                std::string{group_type_name(type)}});
       }
       return frame(h, out, k::encode_list_groups_response);
     });

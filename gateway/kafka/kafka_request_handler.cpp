@@ -169,7 +169,7 @@ struct handler {
           dg.error = g.error;
           dg.error_message = g.error_message;
           dg.group_id = g.group_id;
-          dg.group_state = g.group_state;
+          dg.group_state = std::string{state_name(g.group_state)};
           dg.group_epoch = g.group_epoch;
           dg.assignment_epoch = g.assignment_epoch;
           dg.assignor_name = g.assignor_name;

@@ -113,8 +113,9 @@ void list_brokers(const call& c) {
           bi->set_alive(s.alive);
           bi->set_replicas(static_cast<int32_t>(s.replicas.size()));
           bi->set_leaders(static_cast<int32_t>(
-            std::count_if(s.replicas.begin(), s.replicas.end(),
-                          [](auto& r) { return r.role == "leader"; })));
+            std::count_if(s.replicas.begin(), s.replicas.end(), [](auto& r) {
+              return r.role == replica_role::leader;
+            })));
         }
     }
     c.reply(json_response(to_json(out), "application/json"));
@@ -175,12 +176,12 @@ void list_partition_states(const call& c) {
               rs->set_role(offline ? "offline" : "unknown");
               continue;
             }
-            rs->set_role(r->second->role);
+            rs->set_role(std::string{replica_role_name(r->second->role)});
             rs->set_log_end_offset(
               static_cast<double>(r->second->log_end_offset));
             rs->set_high_watermark(
               static_cast<double>(r->second->high_watermark));
-            if (b == p.leader && r->second->role == "leader") {
+            if (b == p.leader && r->second->role == replica_role::leader) {
               ps->set_log_end_offset(
                 static_cast<double>(r->second->log_end_offset));
               ps->set_high_watermark(

@@ -142,7 +142,7 @@ void list_groups_of_brokers(const call& c) {
           for (auto& g : rs[i]->groups) {
             auto* gs = out.add_groups();
             gs->set_group_id(g.group_id);
-            gs->set_state(g.state);
+            gs->set_state(std::string{state_name(g.state)});
             gs->set_protocol_type(g.protocol_type);
             gs->set_coordinator(ids[i]);
           }
@@ -179,7 +179,7 @@ void describe_consumer_group(const call& c, broker_actor b,
         return c.reply(kafka_error(404, g.error, "no group " + group));
       auto out = std::make_shared<pb::GroupDescription>();
       out->set_group_id(g.group_id);
-      out->set_state(g.group_state);
+      out->set_state(std::string{state_name(g.group_state)});
       out->set_generation(g.group_epoch);
       out->set_protocol_type("consumer");
       out->set_group_type("consumer");
@@ -197,7 +197,7 @@ void describe_consumer_group(const call& c, broker_actor b,
         md->set_client_id(m.client_id);
         md->set_client_host(m.client_host);
         md->set_member_epoch(m.member_epoch);
-        md->set_member_state(m.state);
+        md->set_member_state(std::string{member_state_name(m.state)});
         auto current = partitions_of(m.assignment);
         add_partitions(md->mutable_assignment(), current);
         add_partitions(md->mutable_target_assignment(),
@@ -233,11 +233,11 @@ void describe_group(const call& c) {
         forget_coordinator(c, group, g.error);
         if (g.error != error_code::none)
           return c.reply(kafka_error(404, g.error, "group " + group));
-        if (g.state == "Dead")
+        if (g.state == any_group_state::dead)
           return describe_consumer_group(c, b, group);
         auto out = std::make_shared<pb::GroupDescription>();
         out->set_group_id(g.group_id);
-        out->set_state(g.state);
+        out->set_state(std::string{state_name(g.state)});
         out->set_group_type("classic");
         out->set_generation(g.generation_id);
         out->set_protocol_type(g.protocol_type);

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "actors/consumer_group_coordinator.hpp"
+#include "actors/groups/consumer_group_coordinator.hpp"
 #include "domain/log/record_batch.hpp"
 #include "storage/offsets_records.hpp"
 #include "tests/actors/sim_fixture.hpp"
@@ -224,7 +224,7 @@ TEST_CASE("a member that stops heartbeating is fenced after "
     fx.beat(m1);
     fx.beat(m2);
   }
-  REQUIRE(fx.describe().group_state == "Stable");
+  REQUIRE(fx.describe().group_state == any_group_state::stable);
   for (int i = 0; i < 10; ++i) {
     fx.advance(5000, 100);
     fx.beat(m1);
@@ -292,7 +292,7 @@ TEST_CASE("a coordinator rebuilt from the written records carries the "
   CHECK(m1.epoch == epoch);
   auto after = fx.describe();
   CHECK(after.group_epoch == before.group_epoch);
-  CHECK(after.group_state == "Stable");
+  CHECK(after.group_state == any_group_state::stable);
   CHECK(fx.fetch().partitions.at(0).offset == 42);
 }
 
@@ -358,7 +358,7 @@ TEST_CASE("the coordinator reports the group's transitions and lists the "
   auto l = fx.ask<listed_group>(fx.coord, list_groups_request{});
   REQUIRE(l.ready());
   CHECK(l.get().protocol_type == "consumer");
-  CHECK(l.get().state == "Stable");
+  CHECK(l.get().state == any_group_state::stable);
 }
 
 TEST_CASE("without an offsets log the coordinator answers at once") {

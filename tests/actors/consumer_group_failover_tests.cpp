@@ -128,7 +128,7 @@ TEST_CASE("a new coordinator loads the consumer group and its members go on "
   for (auto& g : listed.get().groups)
     if (g.group_id == "cg") {
       found = true;
-      CHECK(g.group_type == "consumer");
+      CHECK(g.group_type == group_type::consumer);
     }
   CHECK(found);
   auto fetched = fx.ask<offset_fetch_response>(
@@ -207,7 +207,7 @@ TEST_CASE("consumer-protocol members keep their epoch and partitions across "
     for (auto& s : ss) {
       // An empty member is not done: the assignor may still wait for
       // group.consumer.assignment.interval.ms.
-      if (s.state != "stable" || s.generation != ss[0].generation
+      if (s.state != consumer_phase::stable || s.generation != ss[0].generation
           || s.assignment.empty())
         return false;
       owned += s.assignment.size();
@@ -225,7 +225,7 @@ TEST_CASE("consumer-protocol members keep their epoch and partitions across "
   auto after = statuses();
   for (size_t i = 0; i < after.size(); ++i) {
     INFO(after[i].consumer);
-    CHECK(after[i].state == "stable");
+    CHECK(after[i].state == consumer_phase::stable);
     CHECK(after[i].generation == before[i].generation);
     CHECK(after[i].member_id == before[i].member_id);
     CHECK(after[i].assignment == before[i].assignment);

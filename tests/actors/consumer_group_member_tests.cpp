@@ -69,7 +69,8 @@ struct member_fixture : test::sim_fixture {
     size_t total = 0;
     for (auto& c : live) {
       auto s = status(c);
-      if (s.state != "stable" || (epoch >= 0 && s.generation != epoch))
+      if (s.state != consumer_phase::stable
+          || (epoch >= 0 && s.generation != epoch))
         return false;
       epoch = s.generation;
       owned.insert(s.assignment.begin(), s.assignment.end());
@@ -83,7 +84,7 @@ struct member_fixture : test::sim_fixture {
     auto d = ask<consumer_group_describe_response>(
       coordinator(), consumer_group_describe_request{{"billing"}, false});
     return d.ready() && d.get().groups.size() == 1
-           && d.get().groups[0].group_state == "Stable";
+           && d.get().groups[0].group_state == any_group_state::stable;
   }
 
   void settle(const std::vector<consumer_actor>& live, int64_t max_ms,
@@ -170,7 +171,7 @@ TEST_CASE("consumer-protocol members split the partitions, each owned "
   auto described = fx.ask<consumer_group_describe_response>(
     fx.coordinator(), consumer_group_describe_request{{"billing"}, false});
   REQUIRE(described.get().groups.size() == 1);
-  CHECK(described.get().groups[0].group_state == "Stable");
+  CHECK(described.get().groups[0].group_state == any_group_state::stable);
   CHECK(described.get().groups[0].members.size() == 3);
 }
 
@@ -185,7 +186,7 @@ TEST_CASE("a member that leaves hands its partitions over and no partition "
   auto epoch = fx.status(a).generation;
   auto closed = fx.ask<consumer_status>(c, consumer_close{});
   REQUIRE(closed.ready());
-  CHECK(closed.get().state == "closed");
+  CHECK(closed.get().state == consumer_phase::closed);
   CHECK(closed.get().assignment.empty());
   // The survivors learn of it with their next heartbeat (1 s).
   fx.settle({a, b}, 5000);
@@ -275,6 +276,6 @@ TEST_CASE("a classic consumer cannot join a consumer group with members") {
   auto b = fx.start("b", "classic");
   fx.advance(500, 10);
   auto s = fx.status(b);
-  CHECK(s.state == "failed");
+  CHECK(s.state == consumer_phase::failed);
   CHECK(s.last_error == error_code::inconsistent_group_protocol);
 }

@@ -93,7 +93,7 @@ struct routing_fixture : test::sim_fixture {
   }
 
   list_groups_response list(const std::string& group,
-                            std::vector<std::string> types = {}) {
+                            std::vector<group_type> types = {}) {
     list_groups_request req;
     req.types_filter = std::move(types);
     auto r = ask<list_groups_response>(coordinator(group), std::move(req));
@@ -164,7 +164,7 @@ TEST_CASE("a consumer group heartbeat for a classic group with members gets "
   CHECK(r.error_message == std::string{"Group g is not a consumer group"});
   auto listed = fx.list("g");
   REQUIRE(listed.groups.size() == 1);
-  CHECK(listed.groups[0].group_type == "classic");
+  CHECK(listed.groups[0].group_type == group_type::classic);
 }
 
 TEST_CASE("an empty classic group gives way to a consumer group, which keeps "
@@ -175,12 +175,12 @@ TEST_CASE("an empty classic group gives way to a consumer group, which keeps "
   auto committed = fx.ask<offset_commit_response>(
     c, offset_commit_request{"g", -1, "", "", {{"orders", 2, 40, -1, "m"}}});
   REQUIRE(committed.get().partitions.at(0).error == error_code::none);
-  REQUIRE(fx.list("g").groups.at(0).group_type == "classic");
+  REQUIRE(fx.list("g").groups.at(0).group_type == group_type::classic);
   auto r = fx.heartbeat(c, fx.joining("g", "m1"));
   REQUIRE(r.error == error_code::none);
   auto listed = fx.list("g");
   REQUIRE(listed.groups.size() == 1);
-  CHECK(listed.groups[0].group_type == "consumer");
+  CHECK(listed.groups[0].group_type == group_type::consumer);
   CHECK(listed.groups[0].protocol_type == "consumer");
   auto fetched = fx.ask<offset_fetch_response>(
     c, offset_fetch_request{"g", {{"orders", 2}}});
@@ -213,7 +213,7 @@ TEST_CASE("an empty consumer group gives way to a classic group") {
   CHECK(joined.error == error_code::none);
   auto listed = fx.list("cg");
   REQUIRE(listed.groups.size() == 1);
-  CHECK(listed.groups[0].group_type == "classic");
+  CHECK(listed.groups[0].group_type == group_type::classic);
   auto fetched = fx.ask<offset_fetch_response>(
     c, offset_fetch_request{"cg", {{"orders", 1}}});
   CHECK(fetched.get().partitions.at(0).offset == 9);
@@ -256,7 +256,7 @@ TEST_CASE("ConsumerGroupDescribe answers consumer groups and refuses classic "
   auto& cg = described.get().groups[0];
   CHECK(cg.error == error_code::none);
   CHECK(cg.group_id == "cg");
-  CHECK(cg.group_state == "Stable");
+  CHECK(cg.group_state == any_group_state::stable);
   REQUIRE(cg.members.size() == 1);
   CHECK(cg.members[0].member_id == "m1");
   CHECK(cg.members[0].assignment.topic_partitions.at(0).topic_name == "orders");
@@ -274,7 +274,7 @@ TEST_CASE("ConsumerGroupDescribe answers consumer groups and refuses classic "
                                              describe_groups_request{{"cg"}});
   REQUIRE(dg.get().groups.size() == 1);
   CHECK(dg.get().groups[0].error == error_code::none);
-  CHECK(dg.get().groups[0].state == "Dead");
+  CHECK(dg.get().groups[0].state == any_group_state::dead);
 }
 
 TEST_CASE("ListGroups lists consumer groups with their type and honours the "
@@ -292,15 +292,15 @@ TEST_CASE("ListGroups lists consumer groups with their type and honours the "
   REQUIRE(fx.join_classic(classic).error == error_code::none);
   auto all = fx.list("cg");
   CHECK(all.groups.size() == 2);
-  auto consumers = fx.list("cg", {"Consumer"});
+  auto consumers = fx.list("cg", {group_type::consumer});
   REQUIRE(consumers.groups.size() == 1);
   CHECK(consumers.groups[0].group_id == "cg");
-  CHECK(consumers.groups[0].state == "Stable");
-  auto classics = fx.list("cg", {"classic"});
+  CHECK(consumers.groups[0].state == any_group_state::stable);
+  auto classics = fx.list("cg", {group_type::classic});
   REQUIRE(classics.groups.size() == 1);
   CHECK(classics.groups[0].group_id == classic);
   list_groups_request stable_only;
-  stable_only.states_filter = {"stable"};
+  stable_only.states_filter = {any_group_state::stable};
   auto stable =
     fx.ask<list_groups_response>(c, std::move(stable_only)).get().groups;
   REQUIRE(stable.size() == 1);

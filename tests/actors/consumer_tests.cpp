@@ -81,7 +81,7 @@ struct consumers_fixture : test::sim_fixture {
     int32_t gen = -2;
     for (auto& c : live) {
       auto s = status(c);
-      if (s.state != "stable" || s.generation < min_generation)
+      if (s.state != consumer_phase::stable || s.generation < min_generation)
         return false;
       if (gen != -2 && s.generation != gen)
         return false;
@@ -143,7 +143,7 @@ TEST_CASE("a closing consumer leaves the group and the rest rebalance at "
   auto gen = fx.status(a).generation;
   auto closed = fx.ask<consumer_status>(b, consumer_close{});
   REQUIRE(closed.ready());
-  CHECK(closed.get().state == "closed");
+  CHECK(closed.get().state == consumer_phase::closed);
   // No session timeout needed: the next heartbeat (3 s) learns of it.
   fx.settle({a}, 4000, gen + 1);
   CHECK(fx.status(a).generation == gen + 1);
@@ -195,7 +195,7 @@ TEST_CASE("a restarted static member keeps its assignment without a "
   auto b2 = fx.start("b2", {"range"}, "host-b");
   fx.advance(500, 10);
   auto s = fx.status(b2);
-  CHECK(s.state == "stable");
+  CHECK(s.state == consumer_phase::stable);
   CHECK(s.generation == gen);
   auto sorted = [](std::vector<topic_partition> tps) {
     std::sort(tps.begin(), tps.end());
@@ -216,7 +216,7 @@ TEST_CASE("consumers with no common assignor: the newcomer fails with "
   auto b = fx.start("b", {"roundrobin"});
   fx.advance(100, 10);
   auto s = fx.status(b);
-  CHECK(s.state == "failed");
+  CHECK(s.state == consumer_phase::failed);
   CHECK(s.last_error == error_code::inconsistent_group_protocol);
 }
 

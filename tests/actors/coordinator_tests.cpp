@@ -237,7 +237,7 @@ TEST_CASE("bad group requests get Kafka errors from the broker") {
   SECTION("describing an unknown group says Dead") {
     auto d = fx.ask<describe_groups_response>(fx.coordinator_of("zz"),
                                               describe_groups_request{{"zz"}});
-    CHECK(d.get().groups.at(0).state == "Dead");
+    CHECK(d.get().groups.at(0).state == any_group_state::dead);
   }
 }
 
@@ -254,7 +254,7 @@ TEST_CASE("a standalone commit is stored and fetched back through the broker") {
   auto l =
     fx.ask<list_groups_response>(fx.coordinator_of("g"), list_groups_request{});
   REQUIRE(l.get().groups.size() == 1);
-  CHECK(l.get().groups[0].state == "Empty");
+  CHECK(l.get().groups[0].state == any_group_state::empty);
 }
 
 TEST_CASE("a broker that loses leadership of a group's offsets partition "

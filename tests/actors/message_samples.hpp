@@ -62,10 +62,10 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
   cg_member.assignment = {{owned}};
   cg_member.target_assignment = {{owned, {uuid{3, 4}, "u", {1}}}};
   cg_member.previous_member_epoch = 3;
-  cg_member.state = "UNREVOKED_PARTITIONS";
+  cg_member.state = member_state::unrevoked_partitions;
   consumer_group_described_group cg_group;
   cg_group.group_id = "g";
-  cg_group.group_state = "Reconciling";
+  cg_group.group_state = any_group_state::reconciling;
   cg_group.group_epoch = 5;
   cg_group.assignment_epoch = 5;
   cg_group.assignor_name = "uniform";
@@ -94,18 +94,25 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     describe_groups_request{{"a", "b"}},
     describe_groups_response{{{error_code::none,
                                "g",
-                               "Stable",
+                               any_group_state::stable,
                                "consumer",
                                "range",
                                {{"m-1", "i", "c", "h", b({1}), b({2})}},
                                7,
                                "m-1"}}},
-    described_group{
-      error_code::not_coordinator, "g", "Dead", "", "", {}, 0, ""},
-    list_groups_request{{"Stable"}, {"consumer"}},
-    list_groups_response{error_code::none,
-                         {{"g", "consumer", "Stable", "classic"}}},
-    listed_group{"g", "consumer", "Empty", "classic"},
+    described_group{error_code::not_coordinator,
+                    "g",
+                    any_group_state::dead,
+                    "",
+                    "",
+                    {},
+                    0,
+                    ""},
+    list_groups_request{{any_group_state::stable}, {group_type::consumer}},
+    list_groups_response{
+      error_code::none,
+      {{"g", "consumer", any_group_state::stable, group_type::classic}}},
+    listed_group{"g", "consumer", any_group_state::empty, group_type::classic},
     find_coordinator_request{"g"},
     find_coordinator_response{error_code::none, 2, "127.0.0.1", 9094,
                               some_actor},
@@ -133,8 +140,14 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
                    error_code::none,
                    99},
     consumer_status_request{},
-    consumer_status{
-      "c1", "m-1", 4, "stable", true, "range", {{"t", 1}}, error_code::none},
+    consumer_status{"c1",
+                    "m-1",
+                    4,
+                    consumer_phase::stable,
+                    true,
+                    "range",
+                    {{"t", 1}},
+                    error_code::none},
     consumer_commit{{{"t", 0, 5, -1, ""}}}, consumer_close{}, consumer_crash{},
     heartbeat_tick{1}, rejoin_tick{2},
     log_append_request{{"t", 3}, 2, b({0, 1, 2}), true},
@@ -162,14 +175,13 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     log_diverge_request{{"t", 0}, 1, 60, 55}, isr_expiration_tick{3},
     produce_timeout{4}, fetch_timeout{5}, follower_fetch_tick{6},
     replica_status_request{},
-    replica_status{{"t", 0}, 1, "leader", 1, 2, {1, 0}, 0, 10, 9},
+    replica_status{{"t", 0}, 1, replica_role::leader, 1, 2, {1, 0}, 0, 10, 9},
     replica_statuses{
-      1, true, {{{"t", 0}, 1, "follower", 0, 2, {0, 1}, 0, 10, 9}}},
+      1, true, {{{"t", 0}, 1, replica_role::follower, 0, 2, {0, 1}, 0, 10, 9}}},
     broker_status_request{},
     replica_leadership{
       {"__consumer_offsets", 7}, 3, true, some_actor, some_actor},
-    cg_beat, cg_answer,
-    consumer_group_describe_request{{"g", "h"}, true},
+    cg_beat, cg_answer, consumer_group_describe_request{{"g", "h"}, true},
     consumer_group_describe_response{0, {cg_group}}, cg_group,
     consumer_group_topics{{{uuid{1, 2}, "t", 6}}},
     consumer_group_session_timeout{"m", 7},

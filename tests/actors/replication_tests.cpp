@@ -152,7 +152,7 @@ TEST_CASE("acks=all is answered once every in-sync follower has the batch "
   CHECK(p.get().error == error_code::none);
   CHECK(p.get().base_offset == 0);
   auto leader = fx.status_on(fx.state().leader);
-  CHECK(leader.role == "leader");
+  CHECK(leader.role == replica_role::leader);
   CHECK(leader.log_end_offset == 2);
   CHECK(leader.high_watermark == 2);
   for (auto f : fx.followers())
@@ -308,7 +308,7 @@ TEST_CASE("a stopped leader is replaced by the next in-sync replica with "
   CHECK(after.leader != before.leader);
   CHECK(after.leader_epoch == before.leader_epoch + 1);
   fx.settle();
-  CHECK(fx.status_on(after.leader).role == "leader");
+  CHECK(fx.status_on(after.leader).role == replica_role::leader);
   // The old leader left the ISR with its leadership (Kafka's
   // onBrokerFailure), so acks=all succeeds at once with
   // min.insync.replicas=2.
@@ -322,7 +322,7 @@ TEST_CASE("a stopped leader is replaced by the next in-sync replica with "
   // The old leader comes back as a follower and catches up.
   fx.set_alive(before.leader, true);
   fx.settle(2000);
-  CHECK(fx.status_on(before.leader).role == "follower");
+  CHECK(fx.status_on(before.leader).role == replica_role::follower);
   CHECK(fx.status_on(before.leader).log_end_offset == 3);
   CHECK(fx.state().isr.size() == 3);
 }
@@ -385,7 +385,7 @@ TEST_CASE("a follower of a deposed leader truncates its divergent tail to "
   fx.set_alive(first.leader, true);
   fx.settle(2000);
   auto old = fx.status_on(first.leader);
-  CHECK(old.role == "follower");
+  CHECK(old.role == replica_role::follower);
   CHECK(old.log_end_offset == 2);
   fx.set_alive(fs[0], false); // make the old leader lead again to read it
   fx.settle();
@@ -607,13 +607,14 @@ TEST_CASE("a coordinator move keeps the group: members go on heartbeating "
     fx.advance(100, 10);
     auto ss = statuses();
     if (std::all_of(ss.begin(), ss.end(), [&](auto& s) {
-          return s.state == "stable" && s.generation == ss[0].generation;
+          return s.state == consumer_phase::stable
+                 && s.generation == ss[0].generation;
         }))
       break;
   }
   auto before = statuses();
   for (auto& s : before)
-    REQUIRE(s.state == "stable");
+    REQUIRE(s.state == consumer_phase::stable);
   auto generation = before[0].generation;
   auto commit = fx.ask<offset_commit_response>(
     members[0], consumer_commit{{{"t", 0, 7, -1, "kept"}}});
@@ -628,7 +629,7 @@ TEST_CASE("a coordinator move keeps the group: members go on heartbeating "
   auto after = statuses();
   for (size_t i = 0; i < after.size(); ++i) {
     INFO(after[i].consumer);
-    CHECK(after[i].state == "stable");
+    CHECK(after[i].state == consumer_phase::stable);
     CHECK(after[i].generation == generation);
     CHECK(after[i].member_id == before[i].member_id);
     CHECK(after[i].assignment == before[i].assignment);
@@ -741,7 +742,7 @@ TEST_CASE("seeded random broker stops and restarts during acks=all produce "
     auto s = fx.state();
     if (s.leader >= 0) {
       auto leader = fx.status_on(s.leader);
-      if (leader.role == "leader") {
+      if (leader.role == replica_role::leader) {
         // The HW never moves back under one leader, and no leader's log
         // ever lacks a record that was below a high watermark.
         auto& hw = hw_in_epoch[leader.leader_epoch];
@@ -847,7 +848,7 @@ TEST_CASE("seeded random broker stops and restarts during acks=all produce "
   bool stable = true;
   for (auto& m : members) {
     auto st = fx.ask<consumer_status>(m, consumer_status_request{}).get();
-    stable = stable && st.state == "stable"
+    stable = stable && st.state == consumer_phase::stable
              && (generation == -2 || generation == st.generation);
     generation = st.generation;
     for (auto& tp : st.assignment)

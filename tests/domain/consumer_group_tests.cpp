@@ -694,7 +694,7 @@ TEST_CASE("describe shows each member's epochs, current and target "
   auto g = d.g.describe();
   CHECK(g.error == error_code::none);
   CHECK(g.group_id == "g");
-  CHECK(g.group_state == "Reconciling");
+  CHECK(g.group_state == any_group_state::reconciling);
   CHECK(g.group_epoch == 2);
   CHECK(g.assignment_epoch == 2);
   CHECK(g.assignor_name == "uniform");
@@ -702,7 +702,7 @@ TEST_CASE("describe shows each member's epochs, current and target "
   const auto& m1 = g.members[0];
   CHECK(m1.member_id == "m1");
   CHECK(m1.member_epoch == 1);
-  CHECK(m1.state == "UNREVOKED_PARTITIONS");
+  CHECK(m1.state == member_state::unrevoked_partitions);
   CHECK(m1.client_host == "/127.0.0.1");
   CHECK(m1.subscribed_topic_names == std::vector<std::string>{"t"});
   CHECK(from_wire(m1.assignment.topic_partitions) == d.g.target_of("m1"));
@@ -713,7 +713,7 @@ TEST_CASE("describe shows each member's epochs, current and target "
   CHECK(m1.assignment.topic_partitions.at(0).topic_name == "t");
   const auto& m2 = g.members[1];
   CHECK(m2.member_epoch == 2);
-  CHECK(m2.state == "UNRELEASED_PARTITIONS");
+  CHECK(m2.state == member_state::unreleased_partitions);
   CHECK(m2.assignment.topic_partitions.empty());
   CHECK(from_wire(m2.target_assignment.topic_partitions)
         == d.g.target_of("m2"));
@@ -771,7 +771,7 @@ TEST_CASE("after the coordinator gives the group up every request gets "
   CHECK(d.beat("m1", 1).error == error_code::not_coordinator);
   CHECK(d.g.commit(commit_req("m1", 1), 0).partitions.at(0).error
         == error_code::not_coordinator);
-  CHECK(d.g.describe().group_state == "Dead");
+  CHECK(d.g.describe().group_state == any_group_state::dead);
 }
 
 // -- ownership under churn -----------------------------------------------------------------

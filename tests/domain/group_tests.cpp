@@ -728,11 +728,11 @@ TEST_CASE("describe shows members and assignments only while Stable") {
   auto a = d.join_new();
   d.advance(0);
   auto desc = d.g.describe();
-  CHECK(desc.state == "CompletingRebalance");
+  CHECK(desc.state == any_group_state::completing_rebalance);
   CHECK(desc.protocol_data.empty());
   d.sync(a, {{a, b("A")}});
   desc = d.g.describe();
-  CHECK(desc.state == "Stable");
+  CHECK(desc.state == any_group_state::stable);
   CHECK(desc.protocol_type == "consumer");
   CHECK(desc.protocol_data == "range");
   REQUIRE(desc.members.size() == 1);

@@ -13,3 +13,10 @@ add_test(NAME "layering: domain/ includes nothing above it (no messages/, actors
                  ${CMAKE_SOURCE_DIR})
 set_tests_properties("layering: domain/ includes nothing above it (no messages/, actors/, gateway/, cluster/, storage/, CAF, Beast)"
                      PROPERTIES TIMEOUT 60)
+
+add_test(NAME "layering: actor messages carry the domain's enums, no string where the domain has an enum (state, role, phase, group type)"
+         COMMAND ${Python3_EXECUTABLE}
+                 ${CMAKE_SOURCE_DIR}/tests/layering/message_enums.py
+                 ${CMAKE_SOURCE_DIR})
+set_tests_properties("layering: actor messages carry the domain's enums, no string where the domain has an enum (state, role, phase, group type)"
+                     PROPERTIES TIMEOUT 60)
