@@ -1,10 +1,7 @@
 #pragma once
 
-#include <functional>
 #include <map>
-#include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <caf/typed_response_promise.hpp>
@@ -14,10 +11,11 @@
 
 namespace troupe {
 
-/// One per broker id. Finds each group's coordinator the Kafka way (the
-/// leader of __consumer_offsets partition abs(hash(group)) % N), runs the
-/// group_coordinator actors of the groups it coordinates, and answers
-/// NOT_COORDINATOR for the others.
+/// One per broker id. Hosts its partitions' replicas and routes produce,
+/// fetch and offset requests to them; hands every group request to its
+/// group service (actors/groups/group_service, docs/ARCHITECTURE.md §3),
+/// with the leadership of __consumer_offsets, the cluster's topics and
+/// brokers, and its own stop and start; hands out producer ids.
 struct broker_state {
   int32_t node_id = -1;
   cluster_config config;
@@ -25,30 +23,11 @@ struct broker_state {
   event_listener_actor listener;
   /// Every broker of the cluster, this one included, by node id.
   std::vector<broker_info> peers;
-  std::unordered_map<std::string, group_coordinator_actor> groups;
-  /// KIP-848 consumer groups (actors/consumer_group_coordinator). A group
-  /// id is in at most one of `groups` and `consumer_groups`.
-  std::unordered_map<std::string, consumer_group_coordinator_actor>
-    consumer_groups;
-  /// A group id whose empty group of one protocol is being replaced by a
-  /// group of the other (Kafka's maybeDeleteEmptyClassicGroup and
-  /// maybeDeleteEmptyConsumerGroup): requests for it wait here until the
-  /// tombstones are written. `done` answers the request that started it.
-  struct group_replacement {
-    uint64_t token = 0;
-    std::function<void(bool replaced, error_code)> done;
-    /// Each gets `none` to be routed again, or the error to answer.
-    std::vector<std::function<void(error_code)>> parked;
-  };
-  std::map<std::string, group_replacement> replacing;
-  uint64_t next_replacement = 0;
-  /// Leader of each __consumer_offsets partition, from the controller;
-  /// empty until it answered (then: COORDINATOR_NOT_AVAILABLE).
-  std::vector<int32_t> offsets_leaders;
-  uint64_t next_seed = 0;
+  /// Group coordination: both kinds of group, __consumer_offsets.
+  group_service_actor groups;
   /// False after an operator stopped this broker (it answers as a broker
-  /// that is down would be routed around: NOT_COORDINATOR,
-  /// NOT_LEADER_OR_FOLLOWER).
+  /// that is down would be routed around: NOT_LEADER_OR_FOLLOWER; its group
+  /// service NOT_COORDINATOR).
   bool alive = true;
   /// The broker's logs on disk; null without log.dirs (then offsets stay in
   /// memory and topics have no data).
@@ -59,18 +38,6 @@ struct broker_state {
   std::map<std::string, int32_t> topics;
   /// Topic ids (Kafka's Uuid) by name, for the consumer groups.
   std::map<std::string, uuid> topic_ids;
-  /// __consumer_offsets partitions being loaded, with a token that a
-  /// newer load or a resignation invalidates; `reading` once the replay
-  /// started (the replica leads).
-  struct offsets_loading {
-    uint64_t token = 0;
-    bool reading = false;
-  };
-  std::map<int32_t, offsets_loading> loading;
-  uint64_t next_load = 0;
-  /// __consumer_offsets partitions whose replica here said it leads
-  /// (replica_leadership).
-  std::set<int32_t> leading_offsets_replicas;
   /// The block of producer ids the controller gave this broker (Kafka's
   /// RPCProducerIdManager): [next_producer_id, producer_ids_end).
   int64_t next_producer_id = 0;

@@ -96,12 +96,30 @@ using replica_actor = caf::typed_actor<
   caf::reacts_to<produce_timeout>, caf::reacts_to<fetch_timeout>,
   caf::reacts_to<follower_fetch_tick>, caf::reacts_to<cluster_peers>>;
 
-/// One per broker id: routes each request to the group's coordinator or the
-/// partition's replica.
+/// One per broker (actors/groups/group_service): group coordination. Its
+/// broker hands it every group request and FindCoordinator, the leadership
+/// of __consumer_offsets (leadership_update), the cluster's brokers and
+/// topics, and its own stop and start; the replicas of __consumer_offsets
+/// tell it when they lead.
+using group_service_actor = caf::typed_actor<
+  TROUPE_GROUP_PROTOCOL,
+  caf::replies_to<find_coordinator_request>::with<find_coordinator_response>,
+  caf::replies_to<describe_groups_request>::with<describe_groups_response>,
+  caf::replies_to<list_groups_request>::with<list_groups_response>,
+  caf::replies_to<consumer_group_heartbeat_request>::with<
+    consumer_group_heartbeat_response>,
+  caf::replies_to<consumer_group_describe_request>::with<
+    consumer_group_describe_response>,
+  caf::reacts_to<cluster_peers>, caf::reacts_to<leadership_update>,
+  caf::reacts_to<consumer_group_topics>, caf::reacts_to<broker_status_change>,
+  caf::reacts_to<replica_leadership>>;
+
+/// One per broker id: routes each request to the partition's replica, and
+/// every group request to its group service.
 using broker_actor = caf::typed_actor<
   TROUPE_GROUP_PROTOCOL, TROUPE_PARTITION_PROTOCOL,
   caf::replies_to<broker_status_request>::with<replica_statuses>,
-  caf::reacts_to<broker_status_change>, caf::reacts_to<replica_leadership>,
+  caf::reacts_to<broker_status_change>,
   caf::replies_to<find_coordinator_request>::with<find_coordinator_response>,
   caf::replies_to<metadata_request>::with<metadata_response>,
   caf::replies_to<create_topics_request>::with<create_topics_response>,

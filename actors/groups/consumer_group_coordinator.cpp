@@ -1,4 +1,4 @@
-#include "actors/consumer_group_coordinator.hpp"
+#include "actors/groups/consumer_group_coordinator.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>

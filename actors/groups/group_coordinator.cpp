@@ -1,4 +1,4 @@
-#include "actors/group_coordinator.hpp"
+#include "actors/groups/group_coordinator.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
