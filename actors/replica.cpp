@@ -7,6 +7,7 @@
 
 #include "actors/clock.hpp"
 #include "actors/metrics.hpp"
+#include "actors/timeouts.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
 
@@ -15,8 +16,6 @@ namespace troupe {
 namespace {
 
 using role = replica_state::role;
-
-constexpr auto controller_timeout = std::chrono::seconds(30);
 
 /// Kafka's producer.id.expiration.ms default.
 constexpr int64_t producer_id_expiration_ms = 86400000;
@@ -160,7 +159,7 @@ void truncate_then_fetch(replica_ptr self) {
   auto id = send_to_leader(st, leader);
   epoch_end_offset_request req{st.partition, st.latest_epoch,
                                st.metadata->leader_epoch};
-  self->request(leader, controller_timeout, req)
+  self->request(leader, cluster_request_timeout, req)
     .then(
       [self, epoch, id, backoff](epoch_end_offset_response& r) {
         if (stale(self, epoch) || abandoned(self, id))
@@ -284,7 +283,7 @@ void send_alter_isr(replica_ptr self) {
   auto before = L.isr().size();
   alter_isr_request req{st.partition, st.broker_id, L.leader_epoch(),
                         st.metadata->partition_epoch, *L.proposed_isr()};
-  self->request(st.controller, controller_timeout, req)
+  self->request(st.controller, cluster_request_timeout, req)
     .then(
       [self, epoch, before](alter_isr_response& r) {
         if (stale(self, epoch))
@@ -656,7 +655,7 @@ void fetch_from_leader(replica_ptr self) {
                     st.fetch.wait_max_ms,
                     1,
                     st.metadata->leader_epoch};
-  self->request(leader, ms(st.fetch.wait_max_ms) + controller_timeout, req)
+  self->request(leader, ms(st.fetch.wait_max_ms) + cluster_request_timeout, req)
     .then(
       [self, epoch, id, backoff](fetch_response& r) {
         if (stale(self, epoch) || abandoned(self, id))

@@ -15,6 +15,7 @@
 
 #include "actors/clock.hpp"
 #include "actors/metadata_view.hpp"
+#include "actors/timeouts.hpp"
 #include "cluster/zookeeper/zookeeper_client.hpp"
 
 namespace troupe {
@@ -573,7 +574,7 @@ active_controller::allocate_producer_ids(allocate_producer_ids_request& req) {
                });
     };
     self_
-      ->request(self_->state.zk, std::chrono::seconds(30),
+      ->request(self_->state.zk, cluster_request_timeout,
                 zk_request{zop(kind::get, path)})
       .then([read](zk_result& r) mutable { read(r); },
             [read](caf::error&) mutable {

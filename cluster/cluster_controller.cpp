@@ -18,6 +18,7 @@
 
 #include "actors/clock.hpp"
 #include "actors/metadata_view.hpp"
+#include "actors/timeouts.hpp"
 #include "cluster/active_controller.hpp"
 #include "cluster/zookeeper/zookeeper_client.hpp"
 
@@ -33,7 +34,6 @@ bool is(const zk_result& r, zk_error e) {
   return r.error == static_cast<int32_t>(e);
 }
 
-constexpr auto zk_timeout = std::chrono::seconds(30);
 constexpr auto peer_timeout = std::chrono::seconds(5);
 constexpr auto retry_after = std::chrono::seconds(1);
 
@@ -498,7 +498,7 @@ caf::result<Response> forward(cluster_controller_ptr self, Request req,
   if (!active)
     return fallback();
   auto rp = self->make_response_promise<Response>();
-  self->request(active, zk_timeout, std::move(req))
+  self->request(active, cluster_request_timeout, std::move(req))
     .then([rp](Response& res) mutable { rp.deliver(std::move(res)); },
           [rp, fallback](caf::error&) mutable { rp.deliver(fallback()); });
   return rp;
@@ -636,7 +636,7 @@ caf::result<metadata_response> on_metadata(cluster_controller_ptr self,
     auto created = [answer](create_topics_response&) mutable { answer(); };
     auto failed = [answer](caf::error&) mutable { answer(); };
     if (auto creator = role.creator(self))
-      self->request(creator, zk_timeout, std::move(create))
+      self->request(creator, cluster_request_timeout, std::move(create))
         .then(created, failed);
     else
       answer();
@@ -808,7 +808,7 @@ void resign_and_retry(cluster_controller_ptr self, const std::string& why) {
 void zk_ask(cluster_controller_ptr self, zk_operation o,
             std::function<void(zk_result&)> then) {
   auto epoch = self->state.session_epoch;
-  self->request(self->state.zk, zk_timeout, zk_request{std::move(o)})
+  self->request(self->state.zk, cluster_request_timeout, zk_request{std::move(o)})
     .then(
       [self, epoch, then](zk_result& r) {
         if (epoch == self->state.session_epoch)
@@ -825,7 +825,7 @@ void zk_ask(cluster_controller_ptr self, zk_operation o,
 
 void zk_multi(cluster_controller_ptr self, std::vector<zk_operation> ops,
               std::function<void(zk_result&)> then) {
-  self->request(self->state.zk, zk_timeout, zk_multi_request{std::move(ops)})
+  self->request(self->state.zk, cluster_request_timeout, zk_multi_request{std::move(ops)})
     .then([then](zk_result& r) { then(r); },
           [then](caf::error&) {
             zk_result r;

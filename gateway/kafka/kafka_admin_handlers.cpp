@@ -176,7 +176,7 @@ void serve_create_topics(kafka_session_ptr self, const k::request_header& h,
   }
   auto describe = [self, names, finish](auto then) {
     self
-      ->request(self->state.ctx.broker, default_timeout,
+      ->request(self->state.ctx.broker, edge_request_timeout,
                 metadata_request{names, false})
       .then([then](metadata_response& md) mutable { then(md); },
             [finish](caf::error&) { finish(std::nullopt); });
@@ -208,7 +208,7 @@ void serve_create_topics(kafka_session_ptr self, const k::request_header& h,
     auto& t = req.topics[i];
     out.topics.push_back({t.name, t.num_partitions, t.replication_factor});
   }
-  self->request(self->state.ctx.broker, default_timeout, std::move(out))
+  self->request(self->state.ctx.broker, edge_request_timeout, std::move(out))
     .then(
       [results, asked, describe, finish](create_topics_response& res) {
         for (size_t j = 0; j < asked.size() && j < res.topics.size(); ++j) {
@@ -262,7 +262,7 @@ void serve_delete_topics(kafka_session_ptr self, const k::request_header& h,
   }
   std::vector<delete_topics_request> one{std::move(out)};
   ask_broker<delete_topics_response>(
-    self, default_timeout, std::move(one),
+    self, edge_request_timeout, std::move(one),
     [h, v, results, asked, reply](
       std::vector<std::optional<delete_topics_response>> answers) {
       auto& answer = answers.front();
@@ -400,7 +400,7 @@ void serve_describe_configs(kafka_session_ptr self, const k::request_header& h,
     answer(metadata_response{});
     return;
   }
-  self->request(self->state.ctx.broker, default_timeout, std::move(md))
+  self->request(self->state.ctx.broker, edge_request_timeout, std::move(md))
     .then([answer](metadata_response& res) { answer(res); },
           [reply](caf::error&) { reply(close_reply()); });
 }
@@ -432,7 +432,7 @@ void serve_describe_cluster(kafka_session_ptr self, const k::request_header& h,
   metadata_request md;
   md.topics.push_back("__consumer_offsets");
   ask_one<metadata_response>(
-    self, default_timeout, std::move(md), std::move(reply),
+    self, edge_request_timeout, std::move(md), std::move(reply),
     [h, with_operations](metadata_response& res) {
       k::describe_cluster_response out;
       out.cluster_id = res.cluster_id;

@@ -125,7 +125,7 @@ void serve_metadata(kafka_session_ptr self, const k::request_header& h,
                      && req.include_cluster_authorized_operations;
   bool asked_all = out.topics.empty();
   ask_one<metadata_response>(
-    self, default_timeout, std::move(out), std::move(reply),
+    self, edge_request_timeout, std::move(out), std::move(reply),
     [self, h, none, by_id, ids, topic_ops, cluster_ops,
      asked_all](metadata_response& res) {
       remember_topics(self->state, res, asked_all);
@@ -191,7 +191,7 @@ void serve_produce(kafka_session_ptr self, const k::request_header& h,
     shape.responses.push_back(std::move(tr));
   }
   auto acks = req.acks;
-  auto timeout = milliseconds{std::max(req.timeout_ms, 0)} + default_timeout;
+  auto timeout = milliseconds{std::max(req.timeout_ms, 0)} + edge_request_timeout;
   ask_broker<produce_response>(
     self, timeout, std::move(parts),
     [h, acks, transactional, shape = std::move(shape),
@@ -266,7 +266,7 @@ void fetch_by_name(kafka_session_ptr self, const k::request_header& h,
   // v3+: the response's max_bytes over all partitions; the first partition
   // with data gets its first batch even when larger (KIP-74).
   int64_t budget = req.max_bytes < 0 ? 0 : req.max_bytes;
-  auto timeout = milliseconds{std::max(req.max_wait_ms, 0)} + default_timeout;
+  auto timeout = milliseconds{std::max(req.max_wait_ms, 0)} + edge_request_timeout;
   ask_broker<fetch_response>(
     self, timeout, std::move(parts),
     [self, h, v, budget, asked, shape = std::move(shape),
@@ -360,7 +360,7 @@ void serve_list_offsets(kafka_session_ptr self, const k::request_header& h,
   }
   // v10's timeout (KIP-1075) bounds waits for tiered storage, which troupe
   // lacks; it only lengthens how long the listener waits here.
-  auto timeout = std::max(default_timeout, milliseconds{req.timeout_ms});
+  auto timeout = std::max(edge_request_timeout, milliseconds{req.timeout_ms});
   ask_broker<list_offsets_response>(
     self, timeout, std::move(parts),
     [h, shape = std::move(shape), reply = std::move(reply)](
@@ -401,7 +401,7 @@ void serve_offset_for_leader_epoch(kafka_session_ptr self,
     shape.topics.push_back(std::move(tr));
   }
   ask_broker<epoch_end_offset_response>(
-    self, default_timeout, std::move(parts),
+    self, edge_request_timeout, std::move(parts),
     [h, shape = std::move(shape), reply = std::move(reply)](
       std::vector<std::optional<epoch_end_offset_response>> results) mutable {
       size_t i = 0;
@@ -435,7 +435,7 @@ void serve_init_producer_id(kafka_session_ptr self, const k::request_header& h,
   // out a new producer id with epoch 0, also to a producer that names its
   // current one (KIP-360).
   ask_one<init_producer_id_response>(
-    self, default_timeout, init_producer_id_request{}, std::move(reply),
+    self, edge_request_timeout, init_producer_id_request{}, std::move(reply),
     [h](init_producer_id_response& res) {
       k::init_producer_id_response out{0, res.error, res.producer_id,
                                        res.producer_epoch};

@@ -54,7 +54,7 @@ void serve_offset_commit(kafka_session_ptr self, const k::request_header& h,
     shape.topics.push_back(std::move(tr));
   }
   ask_one<offset_commit_response>(
-    self, default_timeout, std::move(out), std::move(reply),
+    self, edge_request_timeout, std::move(out), std::move(reply),
     [h, shape = std::move(shape)](offset_commit_response& res) mutable {
       std::map<std::pair<std::string, int32_t>, error_code> errors;
       for (auto& p : res.partitions)
@@ -116,7 +116,7 @@ void serve_offset_fetch(kafka_session_ptr self, const k::request_header& h,
     for (auto& g : req.groups)
       ids->push_back(g.group_id);
     ask_broker<offset_fetch_response>(
-      self, default_timeout, std::move(groups),
+      self, edge_request_timeout, std::move(groups),
       [h, ids, reply = std::move(reply)](
         std::vector<std::optional<offset_fetch_response>> results) {
         k::offset_fetch_response out;
@@ -138,7 +138,7 @@ void serve_offset_fetch(kafka_session_ptr self, const k::request_header& h,
   auto out = to_internal(req.group_id, req.topics);
   auto requested = out.partitions;
   ask_one<offset_fetch_response>(
-    self, default_timeout, std::move(out), std::move(reply),
+    self, edge_request_timeout, std::move(out), std::move(reply),
     [h, v, requested](offset_fetch_response& res) {
       k::offset_fetch_response out;
       if (v >= 2) {
@@ -175,7 +175,7 @@ void serve_find_coordinator(kafka_session_ptr self, const k::request_header& h,
     for (auto& key : keys)
       asks.push_back({key});
   ask_broker<find_coordinator_response>(
-    self, default_timeout, std::move(asks),
+    self, edge_request_timeout, std::move(asks),
     [h, v, keys, refused, reply = std::move(reply)](
       std::vector<std::optional<find_coordinator_response>> results) {
       std::vector<k::found_coordinator> found;
@@ -237,7 +237,7 @@ void serve_join_group(kafka_session_ptr self, const k::request_header& h,
                  req.group_id, *req.reason);
   // The coordinator parks the request up to the rebalance timeout.
   auto wait = std::max(req.rebalance_timeout_ms, req.session_timeout_ms);
-  auto timeout = milliseconds{std::max(wait, 0)} + default_timeout;
+  auto timeout = milliseconds{std::max(wait, 0)} + edge_request_timeout;
   ask_one<join_group_response>(
     self, timeout, std::move(out), std::move(reply),
     [h, v](join_group_response& res) {
@@ -273,7 +273,7 @@ void serve_sync_group(kafka_session_ptr self, const k::request_header& h,
   for (auto& a : req.assignments)
     out.assignments.push_back({a.member_id, a.assignment});
   ask_one<sync_group_response>(
-    self, default_timeout + slack, std::move(out), std::move(reply),
+    self, edge_request_timeout + slack, std::move(out), std::move(reply),
     [h](sync_group_response& res) {
       k::sync_group_response out;
       out.error = res.error;
@@ -292,7 +292,7 @@ void serve_heartbeat(kafka_session_ptr self, const k::request_header& h,
   out.member_id = req.member_id;
   out.group_instance_id = or_empty(req.group_instance_id);
   ask_one<heartbeat_response>(
-    self, default_timeout, std::move(out), std::move(reply),
+    self, edge_request_timeout, std::move(out), std::move(reply),
     [h](heartbeat_response& res) {
       return frame(h, k::heartbeat_response{res.error},
                    k::encode_heartbeat_response);
@@ -316,7 +316,7 @@ void serve_leave_group(kafka_session_ptr self, const k::request_header& h,
     }
   }
   ask_one<leave_group_response>(
-    self, default_timeout, std::move(out), std::move(reply),
+    self, edge_request_timeout, std::move(out), std::move(reply),
     [h, v](leave_group_response& res) {
       k::leave_group_response out;
       if (v < 3) {
@@ -343,7 +343,7 @@ void serve_describe_groups(kafka_session_ptr self, const k::request_header& h,
   auto v = h.api_version;
   bool with_operations = v >= 3 && req.include_authorized_operations;
   ask_one<describe_groups_response>(
-    self, default_timeout, describe_groups_request{req.groups},
+    self, edge_request_timeout, describe_groups_request{req.groups},
     std::move(reply),
     [h, v, with_operations](describe_groups_response& res) {
       k::describe_groups_response out;
@@ -390,7 +390,7 @@ void serve_list_groups(kafka_session_ptr self, const k::request_header& h,
     for (auto& t : req.types_filter)
       types.push_back(parse_group_type(t));
   ask_one<list_groups_response>(
-    self, default_timeout, list_groups_request{}, std::move(reply),
+    self, edge_request_timeout, list_groups_request{}, std::move(reply),
     [h, states, types](list_groups_response& res) {
       auto in = [](const auto& filter, auto x) {
         return filter.empty()

@@ -17,6 +17,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/timeouts.hpp"
 #include "gateway/kafka/kafka_request_handler.hpp"
 
 namespace troupe {
@@ -42,9 +43,6 @@ namespace k = troupe::kafka;
 
 using std::chrono::milliseconds;
 
-/// The broker's own internal timeout is 30 s; the listener waits a little
-/// longer so that the broker's answer, not ours, decides.
-constexpr milliseconds default_timeout{35000};
 constexpr milliseconds slack{5000};
 
 /// Kafka's answer for the authorized operations of a resource when no

@@ -129,7 +129,7 @@ struct handler {
     out.client_id = header.client_id.value_or("");
     out.client_host = self->state.ctx.client_host;
     ask_one<consumer_group_heartbeat_response>(
-      self, default_timeout, std::move(out), std::move(reply),
+      self, edge_request_timeout, std::move(out), std::move(reply),
       [h = header](consumer_group_heartbeat_response& res) {
         k::consumer_group_heartbeat_response out;
         out.throttle_time_ms = res.throttle_time_ms;
@@ -151,7 +151,7 @@ struct handler {
 
   void operator()(k::consumer_group_describe_request& req) {
     ask_one<consumer_group_describe_response>(
-      self, default_timeout,
+      self, edge_request_timeout,
       consumer_group_describe_request{req.group_ids,
                                       req.include_authorized_operations},
       std::move(reply), [h = header](consumer_group_describe_response& res) {
@@ -228,7 +228,7 @@ void with_topic_names(kafka_session_ptr self, const std::vector<uuid>& ids,
     then();
     return;
   }
-  self->request(self->state.ctx.broker, default_timeout, metadata_request{})
+  self->request(self->state.ctx.broker, edge_request_timeout, metadata_request{})
     .then(
       [self, then](metadata_response& res) {
         remember_topics(self->state, res, true);
