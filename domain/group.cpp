@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "domain/offsets/committed_offsets.hpp"
+
 namespace troupe {
 
 namespace {
@@ -845,27 +847,7 @@ offset_commit_response group::commit(const offset_commit_request& req,
 }
 
 offset_fetch_response group::fetch(const offset_fetch_request& req) const {
-  offset_fetch_response result;
-  auto add = [&](const topic_partition& tp,
-                 const std::optional<committed_offset>& c) {
-    offset_fetch_partition p;
-    p.topic = tp.topic;
-    p.partition = tp.partition;
-    if (c) {
-      p.offset = c->offset;
-      p.leader_epoch = c->leader_epoch;
-      p.metadata = c->metadata;
-    }
-    result.partitions.push_back(std::move(p));
-  };
-  if (req.partitions.empty()) {
-    for (const auto& [tp, c] : offsets_->all())
-      add(tp, c);
-  } else {
-    for (const auto& tp : req.partitions)
-      add(tp, offsets_->get(tp));
-  }
-  return result;
+  return fetch_offsets(offsets_->entries(), req);
 }
 
 // -- describe -----------------------------------------------------------------------

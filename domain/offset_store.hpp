@@ -31,6 +31,11 @@ public:
   virtual std::vector<std::pair<topic_partition, committed_offset>>
   all() const = 0;
 
+  /// Every committed offset by partition, as OffsetFetch reads them
+  /// (domain/offsets/committed_offsets.hpp).
+  virtual const std::map<topic_partition, committed_offset>&
+  entries() const = 0;
+
   virtual void erase(const topic_partition& tp) = 0;
 
   virtual void clear() = 0;
@@ -53,6 +58,11 @@ public:
   std::vector<std::pair<topic_partition, committed_offset>>
   all() const override {
     return {offsets_.begin(), offsets_.end()};
+  }
+
+  const std::map<topic_partition, committed_offset>&
+  entries() const override {
+    return offsets_;
   }
 
   void erase(const topic_partition& tp) override {

@@ -82,7 +82,7 @@ void on_written(self_ptr self, error_code e) {
   }
   // Kafka reverts the group to its last committed state: so do we, and
   // what was computed on top of the failed write fails with it.
-  auto error = coordinator_write_error(e);
+  auto error = offsets_write_error(offsets_write::group_records, e);
   spdlog::warn("consumer group {}: records not written ({}), back to the "
                "last written state",
                st.g->id(), to_string(e));

@@ -7,6 +7,7 @@
 #include "actors/groups/offsets_writer.hpp"
 #include "actors/member_session.hpp"
 #include "actors/metrics.hpp"
+#include "domain/offsets/committed_offsets.hpp"
 #include "storage/offsets_records.hpp"
 
 namespace troupe {
@@ -45,46 +46,6 @@ void arm(group_coordinator_ptr self, int64_t delay_ms, Tick tick) {
     self->delayed_send(self, ms(delay_ms), tick);
 }
 
-/// Kafka's GroupMetadataManager maps a failed __consumer_offsets write to
-/// what a group client understands.
-error_code commit_error_for(error_code e) {
-  switch (e) {
-    case error_code::unknown_topic_or_partition:
-    case error_code::not_enough_replicas:
-    case error_code::not_enough_replicas_after_append:
-    case error_code::request_timed_out:
-      return error_code::coordinator_not_available;
-    case error_code::not_leader_or_follower:
-    case error_code::kafka_storage_error:
-      return error_code::not_coordinator;
-    case error_code::message_too_large:
-    case error_code::record_list_too_large:
-    case error_code::invalid_fetch_size:
-      return error_code::invalid_commit_offset_size;
-    default:
-      return error_code::unknown_server_error;
-  }
-}
-
-/// Kafka's storeGroup maps a failed write to what SyncGroup answers.
-error_code sync_error_for(error_code e) {
-  switch (e) {
-    case error_code::none:
-      return e;
-    case error_code::unknown_topic_or_partition:
-    case error_code::not_enough_replicas:
-    case error_code::not_enough_replicas_after_append:
-      return error_code::coordinator_not_available;
-    case error_code::not_leader_or_follower:
-    case error_code::kafka_storage_error:
-      return error_code::not_coordinator;
-    case error_code::request_timed_out:
-      return error_code::rebalance_in_progress;
-    default:
-      return error_code::unknown_server_error;
-  }
-}
-
 void apply_effects(group_coordinator_ptr self);
 
 /// Writes the group's metadata (Kafka's GroupMetadataValue) with acks=all:
@@ -113,8 +74,9 @@ void store_group(group_coordinator_ptr self, int32_t generation) {
       spdlog::warn("group {}: metadata not stored: {}", self->state.g->id(),
                    to_string(e));
     if (generation >= 0) {
-      self->state.g->on_group_stored(generation, sync_error_for(e),
-                                     now_ms(self));
+      self->state.g->on_group_stored(
+        generation, offsets_write_error(offsets_write::group_metadata, e),
+        now_ms(self));
       apply_effects(self);
     }
   };
@@ -311,7 +273,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
           }
           for (auto& p : res.partitions)
             if (p.error == error_code::none)
-              p.error = commit_error_for(e);
+              p.error = offsets_write_error(offsets_write::offset_commit, e);
         }
         promise.deliver(std::move(res));
         pending.erase(i);

@@ -246,7 +246,8 @@ void replace_empty_group(self_ptr self, const std::string& group_id,
                   if (!current())
                     return;
                   if (e != error_code::none) {
-                    finish(false, coordinator_write_error(e));
+                    finish(false, offsets_write_error(
+                                    offsets_write::group_records, e));
                     return;
                   }
                   auto& st = self->state;

@@ -174,25 +174,6 @@ check_consumer_group_heartbeat(const consumer_group_heartbeat_request& req,
   return std::nullopt;
 }
 
-error_code coordinator_write_error(error_code e) noexcept {
-  switch (e) {
-    case error_code::none:
-      return e;
-    case error_code::network_exception:
-      return error_code::coordinator_load_in_progress;
-    case error_code::unknown_topic_or_partition:
-    case error_code::not_enough_replicas:
-    case error_code::not_enough_replicas_after_append:
-    case error_code::request_timed_out:
-      return error_code::coordinator_not_available;
-    case error_code::not_leader_or_follower:
-    case error_code::kafka_storage_error:
-      return error_code::not_coordinator;
-    default:
-      return error_code::unknown_server_error;
-  }
-}
-
 consumer_group_heartbeat_response
 consumer_group::heartbeat(const consumer_group_heartbeat_request& req,
                           int64_t now_ms) {
@@ -821,33 +802,6 @@ offset_commit_response consumer_group::commit(const offset_commit_request& req,
                            {p.offset, p.leader_epoch, p.metadata, now_ms},
                            false});
     result.partitions.push_back({p.topic, p.partition, e});
-  }
-  return result;
-}
-
-offset_fetch_response
-fetch_offsets(const std::map<topic_partition, committed_offset>& offsets,
-              const offset_fetch_request& req) {
-  offset_fetch_response result;
-  auto add = [&](const topic_partition& tp, const committed_offset* c) {
-    offset_fetch_partition p;
-    p.topic = tp.topic;
-    p.partition = tp.partition;
-    if (c) {
-      p.offset = c->offset;
-      p.leader_epoch = c->leader_epoch;
-      p.metadata = c->metadata;
-    }
-    result.partitions.push_back(std::move(p));
-  };
-  if (req.partitions.empty()) {
-    for (const auto& [tp, c] : offsets)
-      add(tp, &c);
-  } else {
-    for (const auto& tp : req.partitions) {
-      auto i = offsets.find(tp);
-      add(tp, i == offsets.end() ? nullptr : &i->second);
-    }
   }
   return result;
 }

@@ -34,6 +34,7 @@
 #include "domain/group_kinds.hpp"
 #include "domain/consumer_group/requests.hpp"
 #include "domain/group_requests.hpp"
+#include "domain/offsets/committed_offsets.hpp"
 
 namespace troupe {
 
@@ -312,20 +313,12 @@ std::optional<consumer_group_heartbeat_response>
 check_consumer_group_heartbeat(const consumer_group_heartbeat_request& req,
                                const group_config& config);
 
-/// Kafka's CoordinatorOperationExceptionHelper.handleOperationException: a
-/// failed __consumer_offsets write as a group client understands it.
-error_code coordinator_write_error(error_code e) noexcept;
-
 // -- reads of any image (the coordinator answers reads from its durable one) --
 
 consumer_group_described_group describe_consumer_group(
   const std::string& group_id, const consumer_group_image& image,
   const std::map<uuid, topic_info>& topics_by_id,
   const std::vector<std::string>& assignors, bool dead = false);
-
-offset_fetch_response
-fetch_offsets(const std::map<topic_partition, committed_offset>& offsets,
-              const offset_fetch_request& req);
 
 /// The assignor a group with these members uses: the one most members
 /// name, ties by the order of `configured`; the first configured when no
