@@ -11,7 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
-#include "actors/consumer.hpp"
+#include "client/consumer.hpp"
 #include "actors/node.hpp"
 #include "domain/consumer_protocol.hpp"
 #include "domain/java_hash.hpp"

@@ -19,7 +19,7 @@
 #include <caf/io/middleman.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/consumer.hpp"
+#include "client/consumer.hpp"
 #include "actors/metrics.hpp"
 #include "actors/node.hpp"
 #include "domain/java_hash.hpp"

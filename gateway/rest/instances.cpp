@@ -28,7 +28,7 @@
 
 #include "actors/ask.hpp"
 #include "actors/clock.hpp"
-#include "actors/consumer.hpp"
+#include "client/consumer.hpp"
 #include "client/coordinator_lookup.hpp"
 #include "gateway/rest/errors.hpp"
 #include "gateway/rest/instance_state.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 
 // REST Proxy v2 consumer instances, owned by one registry actor. Each
-// instance is troupe's client-side consumer actor (actors/consumer.hpp)
+// instance is troupe's client-side consumer actor (client/consumer.hpp)
 // plus REST Proxy's settings; the registry answers every instance route
 // with a ready HTTP response, reads records for them, and runs two timers
 // per instance by delayed send: consumer.instance.timeout.ms without any

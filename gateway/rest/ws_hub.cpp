@@ -7,7 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/ask.hpp"
-#include "actors/consumer.hpp"
+#include "client/consumer.hpp"
 #include "gateway.pb.h"
 #include "gateway/rest/json.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "actors/consumer.hpp"
+#include "client/consumer.hpp"
 #include "actors/node.hpp"
 #include "domain/java_hash.hpp"
 #include "domain/replication/cluster_metadata.hpp"

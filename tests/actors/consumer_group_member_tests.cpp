@@ -10,7 +10,7 @@
 #include <map>
 #include <set>
 
-#include "actors/consumer.hpp"
+#include "client/consumer.hpp"
 #include "actors/node.hpp"
 #include "tests/actors/sim_fixture.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "actors/consumer.hpp"
+#include "client/consumer.hpp"
 #include "actors/node.hpp"
 #include "tests/actors/sim_fixture.hpp"
 

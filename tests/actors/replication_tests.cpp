@@ -10,7 +10,7 @@
 #include <map>
 #include <random>
 
-#include "actors/consumer.hpp"
+#include "client/consumer.hpp"
 #include "actors/node.hpp"
 #include "domain/java_hash.hpp"
 #include "domain/log/record_batch.hpp"

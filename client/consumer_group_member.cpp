@@ -13,7 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
-#include "actors/consumer.hpp"
+#include "client/consumer.hpp"
 
 namespace troupe {
 

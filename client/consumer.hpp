@@ -1,5 +1,10 @@
 #pragma once
 
+// troupe's Kafka client: the consumer, a group member of either protocol
+// (docs/ARCHITECTURE.md §3, the client side, and its KIP-848 table). Used by
+// the REST instance registry, the WebSocket hub, the stress harness and the
+// demo.
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -115,7 +120,7 @@ struct consumer_state {
   /// SubscriptionState positions); revoked and lost partitions lose theirs.
   std::map<topic_partition, int64_t> positions;
 
-  // -- group.protocol=consumer (actors/consumer_group_member.cpp) --
+  // -- group.protocol=consumer (client/consumer_group_member.cpp) --
 
   /// The member's side of KIP-848; null with the classic protocol.
   std::unique_ptr<consumer_membership> membership;
@@ -143,7 +148,7 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
 /// `self` has its config and brokers set.
 consumer_actor::behavior_type consumer_group_member(consumer_ptr self);
 
-// -- shared by both protocols (actors/consumer.cpp) ------------------------------
+// -- shared by both protocols (client/consumer.cpp) ------------------------------
 
 /// Tells the listener (if any) what happened to the consumer.
 void emit(consumer_ptr self, consumer_event_kind kind,

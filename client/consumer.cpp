@@ -1,4 +1,4 @@
-#include "actors/consumer.hpp"
+#include "client/consumer.hpp"
 
 #include <algorithm>
 #include <set>
