@@ -271,8 +271,8 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
   st.listener = std::move(listener);
   // Group coordination runs beside the broker, linked to it
   // (docs/ARCHITECTURE.md §3): the broker hands it every group request.
-  st.groups = self->spawn<caf::linked>(group_service, st.node_id, st.config,
-                                       st.listener);
+  st.groups =
+    self->spawn<caf::linked>(group_service, st.node_id, st.config, st.listener);
   // Replicas, the log manager and the group service are linked: their
   // failure is the broker's; the broker ending takes them down.
   self->set_exit_handler([self](caf::exit_msg& msg) {
@@ -391,7 +391,7 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       serve_producer_ids(self);
       return rp;
     },
-        // -- groups: the group service's (docs/ARCHITECTURE.md §3) -----------------
+    // -- groups: the group service's (docs/ARCHITECTURE.md §3) -----------------
     [self](join_group_request& req) {
       return self->delegate(self->state.groups, std::move(req));
     },

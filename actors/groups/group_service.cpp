@@ -655,10 +655,9 @@ void stop(self_ptr self) {
 
 } // namespace
 
-group_service_actor::behavior_type group_service(group_service_ptr self,
-                                                 int32_t node_id,
-                                                 cluster_config config,
-                                                 event_listener_actor listener) {
+group_service_actor::behavior_type
+group_service(group_service_ptr self, int32_t node_id, cluster_config config,
+              event_listener_actor listener) {
   auto& st = self->state;
   st.node_id = node_id;
   st.config = std::move(config);
@@ -833,8 +832,8 @@ group_service_actor::behavior_type group_service(group_service_ptr self,
     },
     [self](list_groups_request& req) -> caf::result<list_groups_response> {
       // Both kinds of coordinator list themselves through this interface.
-      using lister =
-        caf::typed_actor<caf::replies_to<list_groups_request>::with<listed_group>>;
+      using lister = caf::typed_actor<
+        caf::replies_to<list_groups_request>::with<listed_group>>;
       auto rp = self->make_response_promise<list_groups_response>();
       std::vector<std::pair<lister, list_groups_request>> asks;
       std::vector<group_type> types;
@@ -848,8 +847,8 @@ group_service_actor::behavior_type group_service(group_service_ptr self,
       }
       ask_all<listed_group>(
         self, std::move(asks), internal_timeout,
-        [rp, filter = std::move(req), types](
-          std::vector<caf::expected<listed_group>> answers) mutable {
+        [rp, filter = std::move(req),
+         types](std::vector<caf::expected<listed_group>> answers) mutable {
           list_groups_response res;
           for (size_t i = 0; i < answers.size(); ++i) {
             if (!answers[i])
@@ -875,8 +874,7 @@ group_service_actor::behavior_type group_service(group_service_ptr self,
       -> caf::result<consumer_group_describe_response> {
       // Kafka's GroupCoordinatorService.consumerGroupDescribe: each group
       // from its coordinator, in the order asked.
-      auto rp =
-        self->make_response_promise<consumer_group_describe_response>();
+      auto rp = self->make_response_promise<consumer_group_describe_response>();
       auto res = std::make_shared<consumer_group_describe_response>();
       res->groups.resize(req.group_ids.size());
       std::vector<std::pair<consumer_group_coordinator_actor,

@@ -77,7 +77,8 @@ struct group_service_state {
   static inline const char* name = "group_service";
 };
 
-using group_service_ptr = group_service_actor::stateful_pointer<group_service_state>;
+using group_service_ptr =
+  group_service_actor::stateful_pointer<group_service_state>;
 
 /// Spawned by the broker `node_id`, linked to it.
 group_service_actor::behavior_type group_service(group_service_ptr self,

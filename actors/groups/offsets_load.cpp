@@ -25,8 +25,8 @@ struct replay {
 void read_chunk(group_service_ptr self, std::shared_ptr<replay> r) {
   if (!r->wanted())
     return;
-  log_read_request req{{offsets_topic, r->partition}, r->next_offset, 1 << 20,
-                       -1};
+  log_read_request req{
+    {offsets_topic, r->partition}, r->next_offset, 1 << 20, -1};
   self->request(r->log, caf::infinite, req)
     .then(
       [self, r](log_read_response& res) {

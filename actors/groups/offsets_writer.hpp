@@ -54,9 +54,7 @@ void write_offsets(Self* self, const offsets_log& log,
               produce_request{log.partition, -1, log.timeout_ms,
                               encode_batch(0, 0, batch)})
     .then([shared](produce_response& r) { (*shared)(r.error); },
-          [shared](caf::error&) {
-            (*shared)(error_code::request_timed_out);
-          });
+          [shared](caf::error&) { (*shared)(error_code::request_timed_out); });
 }
 
 } // namespace troupe
