@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "actors/clock.hpp"
+#include "actors/timeouts.hpp"
 
 namespace troupe {
 
@@ -30,7 +31,7 @@ member_session(member_session_ptr self, group_coordinator_actor coordinator,
       if (t.epoch != self->state.epoch)
         return; // re-armed since
       self
-        ->request(self->state.coordinator, std::chrono::seconds(30),
+        ->request(self->state.coordinator, cluster_request_timeout,
                   session_check{self->state.member_id})
         .then(
           [self](session_verdict& v) {

@@ -19,6 +19,7 @@
 
 #include "actors/ask.hpp"
 #include "actors/clock.hpp"
+#include "actors/timeouts.hpp"
 #include "client/coordinator_lookup.hpp"
 #include "client/producer.hpp"
 #include "domain/cluster_config.hpp"
@@ -33,10 +34,6 @@
 namespace troupe::rest {
 
 using std::chrono::milliseconds;
-
-/// Broker requests wait this long; the broker's own timeouts (30 s) come
-/// first, so a 504 means the broker did not answer at all.
-constexpr milliseconds ask_timeout{35000};
 
 /// The gateway's settings (`troupe serve` options and troupe.http.*).
 struct api_config {
@@ -169,7 +166,7 @@ public:
   /// actors/ask.hpp's ask from the bridge; `k(caf::expected<Res>)` runs in
   /// the bridge.
   template <class Res, class Handle, class Req, class K>
-  void ask(Handle to, Req req, K k, milliseconds timeout = ask_timeout) const {
+  void ask(Handle to, Req req, K k, milliseconds timeout = edge_request_timeout) const {
     run([to = std::move(to), req = std::move(req), k = std::move(k),
          timeout](bridge_self self) mutable {
       troupe::ask<Res>(self, to, timeout, std::move(req),
@@ -183,7 +180,7 @@ public:
   /// actors/ask.hpp's ask_all from the bridge.
   template <class Res, class Handle, class Req, class K>
   void ask_all(std::vector<std::pair<Handle, Req>> requests, K k,
-               milliseconds timeout = ask_timeout) const {
+               milliseconds timeout = edge_request_timeout) const {
     run([requests = std::move(requests), k = std::move(k),
          timeout](bridge_self self) mutable {
       troupe::ask_all<Res>(

@@ -25,7 +25,7 @@ instance_key key_of(const call& c) {
 /// type Accept chose.
 template <class Request>
 void forward(const call& c, std::string type, Request req,
-             milliseconds timeout = ask_timeout) {
+             milliseconds timeout = edge_request_timeout) {
   c.ask<http_response>(
     c.svc().instances, std::move(req),
     [c, type](caf::expected<http_response> res) {
@@ -260,7 +260,7 @@ void read_records(const call& c) {
     return c.reply(v2::bad_request("max_bytes must be an integer"));
   auto wait = std::max<int64_t>(req.timeout_ms, 0);
   wait = std::min<int64_t>(wait, c.svc().config.max_poll_timeout_ms);
-  forward(c, "", std::move(req), milliseconds{wait} + ask_timeout);
+  forward(c, "", std::move(req), milliseconds{wait} + edge_request_timeout);
 }
 
 void commit_offsets(const call& c) {

@@ -42,7 +42,7 @@ void with_coordinator(const call& c, std::string group,
                       std::function<void(broker_actor, error_code)> k) {
   c.run([c, group = std::move(group), k = std::move(k)](bridge_self self) {
     c.cache().coordinators.find(self, c.cluster().bootstrap(), group,
-                                ask_timeout,
+                                edge_request_timeout,
                                 [self, k](client::coordinator found) {
                                   bridge_scope scope{self};
                                   k(found.broker, found.error);

@@ -170,7 +170,7 @@ void fetch(registry_ptr self, uint64_t id, uint64_t epoch,
   auto max_bytes = ctx->max_bytes;
   auto reset = ctx->reset_to;
   ask_each<fetch_response>(
-    self, std::move(reqs), milliseconds{left} + broker_timeout,
+    self, std::move(reqs), milliseconds{left} + edge_request_timeout,
     [out, asked, format, max_bytes, reset](size_t i,
                                            caf::expected<fetch_response>& r) {
       if (!r)
@@ -266,7 +266,7 @@ void resolve(registry_ptr self, uint64_t id, uint64_t epoch,
         }
       }
       ask_all<list_offsets_response>(
-        self, std::move(reqs), broker_timeout,
+        self, std::move(reqs), edge_request_timeout,
         [self, id, epoch, positions, leaders, pending](
           std::vector<caf::expected<list_offsets_response>> rs) mutable {
           auto* ctx = find_poll(self, id);
@@ -295,11 +295,11 @@ void resolve(registry_ptr self, uint64_t id, uint64_t epoch,
   if (unknown.empty())
     return with_committed({});
   client::find_coordinator(
-    self, self->state.cluster->bootstrap(), group, broker_timeout,
+    self, self->state.cluster->bootstrap(), group, edge_request_timeout,
     [self, group, unknown,
      with_committed](client::coordinator found) mutable {
       ask<offset_fetch_response>(
-        self, found.broker, broker_timeout, offset_fetch_request{group, unknown},
+        self, found.broker, edge_request_timeout, offset_fetch_request{group, unknown},
         [with_committed](caf::expected<offset_fetch_response> offs) mutable {
           std::map<topic_partition, int64_t> committed;
           if (offs)
@@ -352,7 +352,7 @@ void with_positions(registry_ptr self, uint64_t id) {
             == topics.end())
           topics.push_back(p.partition.topic);
       ask<metadata_response>(
-        self, self->state.cluster->controller(), broker_timeout,
+        self, self->state.cluster->controller(), edge_request_timeout,
         metadata_request{topics, false},
         [self, id, epoch,
          positions = pos->positions](caf::expected<metadata_response> md) {
@@ -380,7 +380,7 @@ void refresh_pattern(registry_ptr self, uint64_t id) {
   if (!ctx)
     return;
   ask<metadata_response>(
-    self, self->state.cluster->controller(), broker_timeout,
+    self, self->state.cluster->controller(), edge_request_timeout,
     metadata_request{{}, false},
     [self, id](caf::expected<metadata_response> md) {
       auto* ctx = find_poll(self, id);

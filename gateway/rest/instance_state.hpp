@@ -12,6 +12,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/timeouts.hpp"
 #include "gateway/rest/instances.hpp"
 
 namespace troupe::rest {
@@ -91,8 +92,6 @@ using registry_ptr = instances_actor::stateful_pointer<registry_state>;
 
 /// Consumer requests wait this long.
 constexpr std::chrono::milliseconds consumer_timeout{10000};
-/// Broker requests wait this long (their own timeouts come first).
-constexpr std::chrono::milliseconds broker_timeout{35000};
 
 // -- instances.cpp ------------------------------------------------------------------
 

@@ -100,7 +100,7 @@ void drop_subscription(registry_ptr self, instance& inst) {
 void with_coordinator(registry_ptr self, const std::string& group,
                       std::function<void(caf::expected<broker_actor>)> k) {
   client::find_coordinator(self, self->state.cluster->bootstrap(), group,
-                           broker_timeout, [k](client::coordinator found) {
+                           edge_request_timeout, [k](client::coordinator found) {
                              if (found.failure)
                                return k(found.failure);
                              if (found.error != error_code::none)
@@ -143,7 +143,7 @@ void commit(registry_ptr self, const instance& inst,
   }
   if (member) {
     ask<offset_commit_response>(
-      self, inst.consumer, broker_timeout, consumer_commit{std::move(offsets)},
+      self, inst.consumer, edge_request_timeout, consumer_commit{std::move(offsets)},
       [rp](caf::expected<offset_commit_response> res) mutable {
         rp.deliver(commit_result(res));
       });
@@ -162,7 +162,7 @@ void commit(registry_ptr self, const instance& inst,
                      req.generation_id = -1;
                      req.partitions = std::move(offsets);
                      ask<offset_commit_response>(
-                       self, *b, broker_timeout, std::move(req),
+                       self, *b, edge_request_timeout, std::move(req),
                        [rp](caf::expected<offset_commit_response> res) mutable {
                          rp.deliver(commit_result(res));
                        });
@@ -239,7 +239,7 @@ caf::result<http_response> on_subscribe(registry_ptr self,
   }
   auto rp = self->make_response_promise<http_response>();
   ask<metadata_response>(
-    self, self->state.cluster->controller(), broker_timeout,
+    self, self->state.cluster->controller(), edge_request_timeout,
     metadata_request{{}, false},
     [self, key = req.key, uid = inst->uid, pattern = req.pattern, compiled,
      rp](caf::expected<metadata_response> md) mutable {
@@ -393,7 +393,7 @@ caf::result<http_response> on_committed(registry_ptr self, committed_of& req) {
         return;
       }
       ask<offset_fetch_response>(
-        self, *b, broker_timeout, offset_fetch_request{group, parts},
+        self, *b, edge_request_timeout, offset_fetch_request{group, parts},
         [rp](caf::expected<offset_fetch_response> res) mutable {
           if (!res) {
             rp.deliver(ask_failed(res.error(), "OffsetFetch"));
@@ -474,7 +474,7 @@ caf::result<http_response> on_seek(registry_ptr self, seek_instance& req) {
   for (auto& [tp, ts] : req.timestamps)
     topics.push_back(tp.topic);
   ask<metadata_response>(
-    self, self->state.cluster->controller(), broker_timeout,
+    self, self->state.cluster->controller(), edge_request_timeout,
     metadata_request{topics, false},
     [self, key = req.key, uid = inst->uid, positions = std::move(req.positions),
      stamps = std::move(req.timestamps),
@@ -493,7 +493,7 @@ caf::result<http_response> on_seek(registry_ptr self, seek_instance& req) {
         reqs.emplace_back(self->state.cluster->broker(leaders[tp]),
                           list_offsets_request{tp, ts});
       ask_all<list_offsets_response>(
-        self, std::move(reqs), broker_timeout,
+        self, std::move(reqs), edge_request_timeout,
         [self, key, uid, positions = std::move(positions), stamps,
          rp](std::vector<caf::expected<list_offsets_response>> rs) mutable {
           for (size_t i = 0; i < rs.size(); ++i) {
