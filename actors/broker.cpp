@@ -10,13 +10,12 @@
 #include "actors/groups/group_service.hpp"
 #include "actors/log_manager.hpp"
 #include "actors/replica.hpp"
+#include "actors/timeouts.hpp"
 #include "domain/replication/cluster_metadata.hpp"
 
 namespace troupe {
 
 namespace {
-
-constexpr auto internal_timeout = std::chrono::seconds(30);
 
 /// Every topic of the cluster with its id and partition count: what the
 /// consumer group coordinators resolve subscriptions against (Kafka's
@@ -108,7 +107,7 @@ bool apply_partitions(broker_ptr self, const std::string& topic,
 void request_metadata(broker_ptr self, std::vector<std::string> topics) {
   auto& st = self->state;
   self
-    ->request(st.controller, internal_timeout,
+    ->request(st.controller, cluster_request_timeout,
               metadata_request{std::move(topics), false})
     .then(
       [self](metadata_response& res) {
@@ -214,7 +213,7 @@ void serve_producer_ids(broker_ptr self) {
     return;
   st.allocating_producer_ids = true;
   self
-    ->request(admin_controller(self), internal_timeout,
+    ->request(admin_controller(self), cluster_request_timeout,
               allocate_producer_ids_request{st.node_id})
     .then(
       [self](allocate_producer_ids_response& res) {
@@ -327,7 +326,7 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
       for (auto& [tp, r] : st.replicas)
         asks.emplace_back(r, replica_status_request{});
       ask_all<replica_status>(
-        self, std::move(asks), internal_timeout,
+        self, std::move(asks), cluster_request_timeout,
         [rp, id = st.node_id, alive = st.alive](
           std::vector<caf::expected<replica_status>> answers) mutable {
           replica_statuses res{id, alive, {}};

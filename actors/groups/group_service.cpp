@@ -13,6 +13,7 @@
 #include "actors/groups/group_coordinator.hpp"
 #include "actors/groups/offsets_load.hpp"
 #include "actors/groups/offsets_writer.hpp"
+#include "actors/timeouts.hpp"
 #include "domain/java_hash.hpp"
 #include "domain/replication/cluster_metadata.hpp"
 #include "domain/topic_name.hpp"
@@ -23,8 +24,6 @@ namespace troupe {
 namespace {
 
 using self_ptr = group_service_ptr;
-
-constexpr auto internal_timeout = std::chrono::seconds(30);
 
 template <class Response>
 using promise_of = caf::typed_response_promise<Response>;
@@ -212,7 +211,7 @@ void replace_empty_group(self_ptr self, const std::string& group_id,
   auto failed = [finish](caf::error&) {
     finish(false, error_code::coordinator_not_available);
   };
-  self->request(old, internal_timeout, list_groups_request{})
+  self->request(old, cluster_request_timeout, list_groups_request{})
     .then(
       [=](listed_group& listed) {
         if (!current())
@@ -221,7 +220,7 @@ void replace_empty_group(self_ptr self, const std::string& group_id,
           finish(false, error_code::none);
           return;
         }
-        self->request(old, internal_timeout, offset_fetch_request{group_id, {}})
+        self->request(old, cluster_request_timeout, offset_fetch_request{group_id, {}})
           .then(
             [=](offset_fetch_response& fetched) {
               if (!current())
@@ -818,7 +817,7 @@ group_service(group_service_ptr self, int32_t node_id, cluster_config config,
         slots.push_back(i);
       }
       ask_each<described_group>(
-        self, std::move(asks), internal_timeout,
+        self, std::move(asks), cluster_request_timeout,
         [res, slots](size_t i, caf::expected<described_group>& g) {
           auto& slot = res->groups[slots[i]];
           if (g)
@@ -846,7 +845,7 @@ group_service(group_service_ptr self, int32_t node_id, cluster_config config,
         types.push_back(group_type::consumer);
       }
       ask_all<listed_group>(
-        self, std::move(asks), internal_timeout,
+        self, std::move(asks), cluster_request_timeout,
         [rp, filter = std::move(req),
          types](std::vector<caf::expected<listed_group>> answers) mutable {
           list_groups_response res;
@@ -902,7 +901,7 @@ group_service(group_service_ptr self, int32_t node_id, cluster_config config,
         slots.push_back(i);
       }
       ask_each<consumer_group_described_group>(
-        self, std::move(asks), internal_timeout,
+        self, std::move(asks), cluster_request_timeout,
         [res, slots](size_t i,
                      caf::expected<consumer_group_described_group>& g) {
           auto& slot = res->groups[slots[i]];
