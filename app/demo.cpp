@@ -98,10 +98,11 @@ event_listener_actor spawn_printer(caf::actor_system& sys,
         }
       },
       [tl](group_event& e) {
-        tl->line("group " + e.group_id, e.from + " -> " + e.to + " (generation "
-                                          + std::to_string(e.generation) + ", "
-                                          + std::to_string(e.members)
-                                          + " members): " + e.reason);
+        tl->line("group " + e.group_id,
+                 std::string{state_name(e.from)} + " -> "
+                   + std::string{state_name(e.to)} + " (generation "
+                   + std::to_string(e.generation) + ", "
+                   + std::to_string(e.members) + " members): " + e.reason);
       },
     };
   });

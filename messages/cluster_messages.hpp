@@ -13,6 +13,7 @@
 
 #include "domain/consumer_phase.hpp"
 #include "domain/error_code.hpp"
+#include "domain/group_kinds.hpp"
 #include "domain/topic_partition.hpp"
 #include "domain/uuid.hpp"
 #include "messages/group_messages.hpp"
@@ -177,11 +178,13 @@ struct group_shutdown {
   error_code reason = error_code::not_coordinator;
 };
 
-/// A state transition of a group, for timelines, metrics and tests.
+/// A state transition of a group, for timelines, metrics and tests. Either
+/// kind of group reports through it, so the states are any_group_state
+/// (never unknown); listeners write their names (state_name()) at the edge.
 struct group_event {
   std::string group_id;
-  std::string from;
-  std::string to;
+  any_group_state from = any_group_state::unknown;
+  any_group_state to = any_group_state::unknown;
   int32_t generation = 0;
   std::string reason;
   int64_t at_ms = 0;

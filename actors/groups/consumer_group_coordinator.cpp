@@ -53,10 +53,9 @@ void apply_effects(self_ptr self) {
                   t.reason);
     if (st.listener)
       self->send(st.listener,
-                 group_event{st.g->id(), std::string{state_name(t.from)},
-                             std::string{state_name(t.to)}, t.group_epoch,
-                             t.reason, now, st.g->size(), std::string{},
-                             st.g->assignor()});
+                 group_event{st.g->id(), to_any(t.from), to_any(t.to),
+                             t.group_epoch, t.reason, now, st.g->size(),
+                             std::string{}, st.g->assignor()});
   }
 }
 

@@ -126,10 +126,9 @@ void apply_effects(group_coordinator_ptr self) {
                   t.reason);
     if (st.listener)
       self->send(st.listener,
-                 group_event{st.g->id(), std::string{state_name(t.from)},
-                             std::string{state_name(t.to)}, st.g->generation(),
-                             t.reason, now, st.g->size(), st.g->leader(),
-                             st.g->protocol_name()});
+                 group_event{st.g->id(), to_any(t.from), to_any(t.to),
+                             st.g->generation(), t.reason, now, st.g->size(),
+                             st.g->leader(), st.g->protocol_name()});
   }
 }
 

@@ -86,7 +86,8 @@ void tracker_state::on(const group_event& e) {
   g.coordinator_state = e.to;
   // A classic group rebalances in PreparingRebalance; a KIP-848 group
   // computes a new target assignment in Assigning (its group epoch moved).
-  if (e.to == "PreparingRebalance" || e.to == "Assigning") {
+  if (e.to == any_group_state::preparing_rebalance
+      || e.to == any_group_state::assigning) {
     ++g.rebalances;
     if (e.reason.rfind("session timeout", 0) == 0
         || (e.reason.rfind("the session of ", 0) == 0
@@ -104,9 +105,9 @@ void tracker_state::update(int32_t group) {
   bool stable = false;
   if (!g.at_generation.empty()) {
     auto& [generation, holders] = *g.at_generation.rbegin();
-    stable =
-      holders == g.alive && g.assigned_total == g.partitions
-      && (g.coordinator_state.empty() || g.coordinator_state == "Stable");
+    stable = holders == g.alive && g.assigned_total == g.partitions
+             && (g.coordinator_state == any_group_state::unknown
+                 || g.coordinator_state == any_group_state::stable);
     if (stable && (!g.stable || g.stable_generation != generation)) {
       g.stable_since = steady::now();
       g.stable_generation = generation;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "domain/group_kinds.hpp"
 #include "domain/topic_partition.hpp"
 #include "messages/cluster_messages.hpp"
 
@@ -38,12 +39,12 @@ struct group_track {
   /// assignment of one generation and every partition is assigned), or
   /// nullopt while it is not.
   bool stable = false;
-  /// The coordinator's last reported state ("" until it reports one: a
+  /// The coordinator's last reported state (unknown until it reports one: a
   /// coordinator in another process reports nothing). The members alone can
   /// look settled while a KIP-848 coordinator still waits to run its
   /// assignor (group.consumer.assignment.interval.ms), so a group that
   /// reports is stable only once its coordinator says Stable.
-  std::string coordinator_state;
+  any_group_state coordinator_state = any_group_state::unknown;
   steady::time_point stable_since{};
   int32_t stable_generation = -1;
   uint64_t rebalances = 0;

@@ -155,8 +155,8 @@ void on_group_event(hub_ptr self, group_event& ev) {
   pb::WsEvent out;
   out.set_type("group");
   out.set_group(ev.group_id);
-  out.set_from(ev.from);
-  out.set_to(ev.to);
+  out.set_from(std::string{state_name(ev.from)});
+  out.set_to(std::string{state_name(ev.to)});
   out.set_generation(ev.generation);
   out.set_reason(ev.reason);
   out.set_at_ms(static_cast<double>(ev.at_ms));

@@ -351,8 +351,8 @@ TEST_CASE("the coordinator reports the group's transitions and lists the "
   REQUIRE(!fx.events->groups.empty());
   auto& e = fx.events->groups.back();
   CHECK(e.group_id == "g");
-  CHECK(e.from == "Empty");
-  CHECK(e.to == "Stable");
+  CHECK(e.from == any_group_state::empty);
+  CHECK(e.to == any_group_state::stable);
   CHECK(e.generation == 1);
   CHECK(e.protocol == "uniform");
   auto l = fx.ask<listed_group>(fx.coord, list_groups_request{});

@@ -134,7 +134,7 @@ TEST_CASE("JoinGroup barrier answers every parked promise when the initial "
   CHECK(a.get().members.size() == 2); // only the leader gets the list
   CHECK(b.get().members.empty());
   REQUIRE(!fx.events->groups.empty());
-  CHECK(fx.events->groups.back().to == "CompletingRebalance");
+  CHECK(fx.events->groups.back().to == any_group_state::completing_rebalance);
 }
 
 TEST_CASE("the leader's SyncGroup assignment reaches the parked follower "

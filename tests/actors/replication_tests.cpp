@@ -635,9 +635,10 @@ TEST_CASE("a coordinator move keeps the group: members go on heartbeating "
     CHECK(after[i].assignment == before[i].assignment);
   }
   for (size_t i = transitions; i < fx.events->groups.size(); ++i) {
-    INFO(fx.events->groups[i].from << " -> " << fx.events->groups[i].to << ": "
-                                   << fx.events->groups[i].reason);
-    CHECK(fx.events->groups[i].to != "PreparingRebalance");
+    INFO(state_name(fx.events->groups[i].from)
+         << " -> " << state_name(fx.events->groups[i].to) << ": "
+         << fx.events->groups[i].reason);
+    CHECK(fx.events->groups[i].to != any_group_state::preparing_rebalance);
   }
   // The commit survived the move and a commit of the current generation is
   // accepted by the new coordinator.

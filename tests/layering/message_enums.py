@@ -42,7 +42,34 @@ the domain's security_protocol and rebalance_protocol enums are other
 things) and `key` (FindCoordinator's key is a group or transactional id;
 the domain's api_key enum is another thing).
 
-Exit 0 when no message field breaks the rule, 1 with the list otherwise.
+The transition rule. A field named as one end of a change holds a value
+of the concept that changes, and the concept is not in the field's own
+name the way the first rule wants it:
+
+  - With a stem: `old_X`, `new_X`, `previous_X`/`prev_X`, `next_X`,
+    `from_X`, `to_X`, `X_before`, `X_after`. The stem X names the concept;
+    a string field is refused when X names a domain enum's concept by the
+    first rule (`old_state`, `new_role`, `phase_before` while enums
+    `*_state`, `*_role`, `*_phase` exist). `new_leader` or `old_topic` is
+    not (no enum ends in leader or topic).
+  - Bare `from` and `to`. They name nothing; what changes is the subject of
+    the struct that holds them, and the domain says what such a pair is:
+    its own transition structs, a domain struct with a `from` and a `to` of
+    one enum type (domain/group.hpp's state_transition has group_state,
+    domain/consumer_group/'s consumer_group_transition has
+    consumer_group_state). A string `from` or `to` is refused when the
+    message struct holding it is about the subject of such an enum: a word
+    of the struct's name or of its other fields' names (singular) is one of
+    the enum's words before its head noun (`group_event` and its
+    `group_id` say `group`, the subject of group_state). So a message that
+    flattens a domain transition into names is refused, and one whose
+    from/to are free-form (a rename's topic names, a copy's paths) is not,
+    unless it is about a subject whose transitions the domain types.
+
+  The rule is read off the domain, not a list of message names: a new kind
+  of transition is covered once the domain types its own from/to pair.
+
+Exit 0 when no message field breaks a rule, 1 with the list otherwise.
 """
 
 import os
@@ -54,6 +81,10 @@ MESSAGE_DIRS = ("messages", "domain", "cluster", "actors", "client",
 HEADER_SUFFIXES = (".hpp", ".h", ".hh")
 FREE_FORM_IN_KAFKA = {"protocol", "key"}
 COLLECTION_WORDS = {"filter", "list", "set"}
+# The ends of a change, as a field's first or last word (transition rule).
+END_PREFIXES = {"old", "new", "previous", "prev", "next", "from", "to"}
+END_SUFFIXES = {"before", "after"}
+BARE_ENDS = {"from", "to"}
 STRING_TYPE = re.compile(
     r"^(?:const\s+)?(?:std::)?(?:(?:vector|set|optional|nullable)\s*<\s*)?"
     r"(?:std::)?string\s*>?$")
@@ -161,6 +192,63 @@ def concepts_of(field, enums):
     return found
 
 
+def stem_of(field):
+    """The stem of a field named as one end of a change (`old_state` ->
+    `state`, `role_after` -> `role`), or None."""
+    words = [w for w in field.split("_") if w]
+    if len(words) > 1 and words[0] in END_PREFIXES:
+        return "_".join(words[1:])
+    if len(words) > 1 and words[-1] in END_SUFFIXES:
+        return "_".join(words[:-1])
+    return None
+
+
+def enum_of(type_, enums):
+    """The domain enum a field's type is (`group_state`,
+    `troupe::group_state`, `const group_state`), or None."""
+    m = re.match(r"^(?:const\s+)?(?:(?:::)?troupe::)?([A-Za-z_]\w*)$", type_)
+    return m.group(1) if m and m.group(1) in enums else None
+
+
+def domain_transitions(structs_in_domain, enums):
+    """The domain's own transition structs: {enum: [struct, ...]} for every
+    struct whose `from` and `to` are of that one enum type."""
+    out = {}
+    for name, (_, fields) in sorted(structs_in_domain.items()):
+        by_name = {field: enum_of(type_, enums) for type_, field in fields}
+        e = by_name.get("from")
+        if e and by_name.get("to") == e:
+            out.setdefault(e, []).append(name)
+    return out
+
+
+def subject_words(struct, fields, skip):
+    """The words a struct says it is about: of its name and of its other
+    fields' names, singular."""
+    names = [struct] + [f for _, f in fields if f != skip]
+    return {singular(w) for n in names for w in n.split("_") if w}
+
+
+def transition_concepts(struct, fields, field, enums, transitions):
+    """The transition rule: the domain enums a field named as one end of a
+    change carries (sorted; empty if none), with why."""
+    if field in BARE_ENDS:
+        about = subject_words(struct, fields, field)
+        found = [e for e in sorted(transitions)
+                 if about & set(e.split("_")[:-1])]
+        if found:
+            via = ", ".join(s for e in found for s in transitions[e])
+            return found, (f"one end of a transition, typed by the "
+                           f"domain's {via}")
+        return [], ""
+    stem = stem_of(field)
+    if stem:
+        found = concepts_of(stem, enums)
+        if found:
+            return found, f"one end of a change of {stem}"
+    return [], ""
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -170,6 +258,7 @@ def main():
     for _, text in headers(root, ("domain",)):
         enums.update(ENUM.findall(strip_comments(text)))
     structs = {}
+    structs_in_domain = {}
     type_ids = []
     for path, text in headers(root, MESSAGE_DIRS):
         text = strip_comments(text)
@@ -177,7 +266,11 @@ def main():
         for m in STRUCT.finditer(text):
             open_brace = m.end() - 1
             body = text[open_brace + 1:block_end(text, open_brace) - 1]
-            structs.setdefault(m.group(1), (path, members(body)))
+            parsed = (path, members(body))
+            structs.setdefault(m.group(1), parsed)
+            if path.startswith("domain" + os.sep):
+                structs_in_domain.setdefault(m.group(1), parsed)
+    transitions = domain_transitions(structs_in_domain, enums)
     type_ids = [t.split("::")[-1] for t in type_ids]
     problems = []
     if len(enums) < 5 or len(type_ids) < 50:
@@ -208,6 +301,13 @@ def main():
             if found:
                 problems.append(f"{path}: {name}::{field} is a {type_} where "
                                 f"the domain has enum {', '.join(found)}")
+                continue
+            found, why = transition_concepts(name, fields, field, enums,
+                                             transitions)
+            if found:
+                problems.append(f"{path}: {name}::{field} is a {type_} where "
+                                f"the domain has enum {', '.join(found)} "
+                                f"({why})")
     if checked_fields < 200:
         problems.append(f"read only {checked_fields} message fields: the "
                         f"struct parser found too little")
@@ -217,8 +317,11 @@ def main():
         for p in problems:
             print("  " + p, file=sys.stderr)
         return 1
+    typed = ", ".join(f"{e} ({', '.join(s)})"
+                      for e, s in sorted(transitions.items())) or "none"
     print(f"{len(seen)} message types, {checked_fields} fields, "
-          f"{len(enums)} domain enums: no enum carried as a string")
+          f"{len(enums)} domain enums, domain transitions typed by {typed}: "
+          f"no enum carried as a string")
     return 0
 
 
