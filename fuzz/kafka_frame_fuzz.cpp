@@ -15,7 +15,7 @@
 #include "domain/kafka/protocol.hpp"
 #include "domain/kafka/wire.hpp"
 
-using namespace troupe::kafka;
+using namespace troupe::wire;
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include "domain/log/record_batch.hpp"
 
 using namespace troupe;
-using namespace troupe::kafka;
+using namespace troupe::wire;
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include "domain/kafka/field_io.hpp"
 #include "domain/kafka/protocol.hpp"
 
-namespace troupe::kafka {
+namespace troupe::wire {
 
 namespace detail {
 
@@ -200,4 +200,4 @@ TROUPE_KAFKA_DEFINE_API(delete_topics, api_key::delete_topics)
 TROUPE_KAFKA_DEFINE_API(describe_configs, api_key::describe_configs)
 TROUPE_KAFKA_DEFINE_API(describe_cluster, api_key::describe_cluster)
 
-} // namespace troupe::kafka
+} // namespace troupe::wire

@@ -19,7 +19,7 @@
 #include "domain/kafka/data_messages.hpp"
 #include "domain/kafka/wire.hpp"
 
-namespace troupe::kafka {
+namespace troupe::wire {
 
 // -- CreateTopics (19), v0-7 --------------------------------------------------
 
@@ -183,4 +183,4 @@ struct describe_cluster_response {
   int32_t cluster_authorized_operations = authorized_operations_omitted;
 };
 
-} // namespace troupe::kafka
+} // namespace troupe::wire

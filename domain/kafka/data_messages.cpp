@@ -6,7 +6,7 @@
 #include "domain/kafka/field_io.hpp"
 #include "domain/kafka/protocol.hpp"
 
-namespace troupe::kafka {
+namespace troupe::wire {
 
 namespace detail {
 
@@ -405,4 +405,4 @@ TROUPE_KAFKA_DEFINE_API(init_producer_id, api_key::init_producer_id)
 TROUPE_KAFKA_DEFINE_API(offset_for_leader_epoch,
                         api_key::offset_for_leader_epoch)
 
-} // namespace troupe::kafka
+} // namespace troupe::wire

@@ -19,7 +19,7 @@
 #include "domain/error_code.hpp"
 #include "domain/kafka/wire.hpp"
 
-namespace troupe::kafka {
+namespace troupe::wire {
 
 /// Kafka's "not requested" value of the authorized-operations bit fields
 /// (MetadataResponse.AUTHORIZED_OPERATIONS_OMITTED).
@@ -330,4 +330,4 @@ struct offset_for_leader_epoch_response {
   std::vector<offset_for_leader_topic_result> topics{};
 };
 
-} // namespace troupe::kafka
+} // namespace troupe::wire

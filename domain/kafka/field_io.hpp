@@ -25,7 +25,7 @@
 #include "domain/kafka/protocol.hpp"
 #include "domain/kafka/wire.hpp"
 
-namespace troupe::kafka::detail {
+namespace troupe::wire::detail {
 
 template <class T>
 struct is_vector : std::false_type {};
@@ -60,7 +60,7 @@ public:
       io.i64(x);
     else if constexpr (std::is_same_v<T, error_code>)
       io.error(x);
-    else if constexpr (std::is_same_v<T, kafka::uuid>)
+    else if constexpr (std::is_same_v<T, wire::uuid>)
       io.uuid(x);
     else if constexpr (std::is_same_v<T, std::string>)
       io.string(x);
@@ -123,7 +123,7 @@ public:
   void error(error_code) {
     size += 2;
   }
-  void uuid(const kafka::uuid&) {
+  void uuid(const wire::uuid&) {
     size += 16;
   }
   template <class T>
@@ -209,7 +209,7 @@ public:
     if (in_.i16(value))
       x = error_from_int(value);
   }
-  void uuid(kafka::uuid& x) {
+  void uuid(wire::uuid& x) {
     in_.uuid(x);
   }
   void string(std::string& x) {
@@ -383,7 +383,7 @@ public:
   void error(error_code x) {
     out_.i16(to_int(x));
   }
-  void uuid(const kafka::uuid& x) {
+  void uuid(const wire::uuid& x) {
     out_.uuid(x);
   }
   void string(const std::string& x) {
@@ -465,7 +465,7 @@ public:
       last = tag;
       if (!field || !out_.ok())
         return;
-      kafka::bytes buf;
+      wire::bytes buf;
       writer w{buf};
       encoder sub{w, version, flexible};
       sub.value(*field);
@@ -520,7 +520,7 @@ bool encode_message(writer& out, const T& x, api_key key, std::string_view kind,
   return out.ok();
 }
 
-} // namespace troupe::kafka::detail
+} // namespace troupe::wire::detail
 
 /// Defines the four codec functions of one API (see protocol.hpp).
 #define TROUPE_KAFKA_DEFINE_API(name, key)                                     \

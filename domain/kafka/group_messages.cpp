@@ -6,7 +6,7 @@
 #include "domain/kafka/field_io.hpp"
 #include "domain/kafka/protocol.hpp"
 
-namespace troupe::kafka {
+namespace troupe::wire {
 
 namespace detail {
 
@@ -476,4 +476,4 @@ TROUPE_KAFKA_DEFINE_API(consumer_group_heartbeat,
 TROUPE_KAFKA_DEFINE_API(consumer_group_describe,
                         api_key::consumer_group_describe)
 
-} // namespace troupe::kafka
+} // namespace troupe::wire

@@ -21,7 +21,7 @@
 #include "domain/kafka/data_messages.hpp"
 #include "domain/kafka/wire.hpp"
 
-namespace troupe::kafka {
+namespace troupe::wire {
 
 // -- OffsetCommit (8), v2-9 ---------------------------------------------------
 
@@ -388,4 +388,4 @@ struct consumer_group_describe_response {
   std::vector<described_consumer_group> groups{};
 };
 
-} // namespace troupe::kafka
+} // namespace troupe::wire

@@ -4,7 +4,7 @@
 
 #include "domain/kafka/field_io.hpp"
 
-namespace troupe::kafka {
+namespace troupe::wire {
 
 namespace {
 
@@ -332,4 +332,4 @@ std::optional<request_body> decode_request_body(reader& in,
   return std::nullopt;
 }
 
-} // namespace troupe::kafka
+} // namespace troupe::wire

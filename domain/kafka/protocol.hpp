@@ -41,7 +41,7 @@
 #include "domain/kafka/group_messages.hpp"
 #include "domain/kafka/wire.hpp"
 
-namespace troupe::kafka {
+namespace troupe::wire {
 
 // -- API keys and versions ----------------------------------------------------
 
@@ -245,4 +245,4 @@ using request_body =
 std::optional<request_body> decode_request_body(reader& in,
                                                 const request_header& header);
 
-} // namespace troupe::kafka
+} // namespace troupe::wire

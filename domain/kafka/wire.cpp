@@ -6,7 +6,7 @@
 
 #include "domain/log/record_batch.hpp"
 
-namespace troupe::kafka {
+namespace troupe::wire {
 
 namespace {
 
@@ -235,7 +235,7 @@ bool reader::unsigned_varint(uint32_t& x) {
   return true;
 }
 
-bool reader::uuid(kafka::uuid& x) {
+bool reader::uuid(wire::uuid& x) {
   if (!need(16, "uuid"))
     return false;
   x.high = get_be<uint64_t>(data_ + pos_);
@@ -443,7 +443,7 @@ void writer::unsigned_varint(uint32_t x) {
     put_unsigned_varint(out_, x);
 }
 
-void writer::uuid(const kafka::uuid& x) {
+void writer::uuid(const wire::uuid& x) {
   if (ok()) {
     put_be(out_, x.high);
     put_be(out_, x.low);
@@ -557,4 +557,4 @@ frame decode_frame(const uint8_t* p, size_t n, size_t max_request_bytes) {
   return result;
 }
 
-} // namespace troupe::kafka
+} // namespace troupe::wire

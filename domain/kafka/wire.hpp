@@ -16,7 +16,7 @@
 
 #include "domain/uuid.hpp"
 
-namespace troupe::kafka {
+namespace troupe::wire {
 
 using bytes = std::vector<uint8_t>;
 
@@ -110,7 +110,7 @@ public:
   bool unsigned_varint(uint32_t& x);
 
   /// UUID: 16 bytes.
-  bool uuid(kafka::uuid& x);
+  bool uuid(wire::uuid& x);
 
   /// COMPACT_STRING: unsigned varint length + 1, then UTF-8 bytes. Null (0)
   /// is malformed here; like Kafka, lengths above 32767 are too.
@@ -205,7 +205,7 @@ public:
   // -- flexible versions (KIP-482) --------------------------------------------
 
   void unsigned_varint(uint32_t x);
-  void uuid(const kafka::uuid& x);
+  void uuid(const wire::uuid& x);
   void compact_string(std::string_view x);
   void compact_nullable_string(const std::optional<std::string>& x);
   void compact_bytes(const uint8_t* data, size_t size);
@@ -263,4 +263,4 @@ struct frame {
 /// is an error, a size of 0 is a valid, empty frame.
 frame decode_frame(const uint8_t* p, size_t n, size_t max_request_bytes);
 
-} // namespace troupe::kafka
+} // namespace troupe::wire

@@ -29,9 +29,9 @@ int32_t controller_of(const metadata_response& res) {
   return res.brokers.empty() ? -1 : res.brokers.front().node_id;
 }
 
-std::vector<k::creatable_topic_configs>
+std::vector<wire::creatable_topic_configs>
 created_configs(const cluster_config& c) {
-  std::vector<k::creatable_topic_configs> out;
+  std::vector<wire::creatable_topic_configs> out;
   for (auto& e : topic_configs(c))
     out.push_back({e.name, e.value, true, static_cast<int8_t>(e.source),
                    false});
@@ -42,7 +42,7 @@ created_configs(const cluster_config& c) {
 /// assignments (troupe assigns replicas itself, as Kafka's rack-unaware
 /// AdminUtils) and per-topic configs other than the broker's values.
 std::optional<std::pair<error_code, std::string>>
-refusal(const k::creatable_topic& t, const cluster_config& c) {
+refusal(const wire::creatable_topic& t, const cluster_config& c) {
   if (!t.assignments.empty()) {
     // ReplicationControlManager.createTopic's order of checks.
     if (t.num_partitions != -1 || t.replication_factor != -1)
@@ -71,10 +71,10 @@ refusal(const k::creatable_topic& t, const cluster_config& c) {
 
 /// Kafka's answers to a topic it would create, without creating it
 /// (validate_only): ReplicationControlManager's checks.
-k::creatable_topic_result validate(const k::creatable_topic& t,
-                                   const metadata_response& md,
-                                   const cluster_config& c) {
-  k::creatable_topic_result r;
+wire::creatable_topic_result validate(const wire::creatable_topic& t,
+                                      const metadata_response& md,
+                                      const cluster_config& c) {
+  wire::creatable_topic_result r;
   r.name = t.name;
   auto existing = std::find_if(md.topics.begin(), md.topics.end(),
                                [&](auto& x) { return x.name == t.name; });
@@ -116,18 +116,19 @@ k::creatable_topic_result validate(const k::creatable_topic& t,
 
 // -- CreateTopics (19) ----------------------------------------------------------
 
-void serve_create_topics(kafka_session_ptr self, const k::request_header& h,
-                         k::create_topics_request& req, kafka_reply_fn reply) {
+void serve_create_topics(kafka_session_ptr self, const wire::request_header& h,
+                         wire::create_topics_request& req,
+                         kafka_reply_fn reply) {
   auto v = h.api_version;
   auto& c = config_of(self);
-  auto results = std::make_shared<std::vector<k::creatable_topic_result>>();
+  auto results = std::make_shared<std::vector<wire::creatable_topic_result>>();
   std::map<std::string, int> seen;
   for (auto& t : req.topics)
     ++seen[t.name];
   // The topics that pass the listener's checks, by their result's index.
   std::vector<size_t> asked;
   for (auto& t : req.topics) {
-    k::creatable_topic_result r;
+    wire::creatable_topic_result r;
     r.name = t.name;
     if (seen[t.name] > 1) {
       r.error = error_code::invalid_request;
@@ -163,9 +164,9 @@ void serve_create_topics(kafka_session_ptr self, const k::request_header& h,
           r.configs = created_configs(c);
         }
     }
-    k::create_topics_response out;
+    wire::create_topics_response out;
     out.topics = std::move(*results);
-    reply(frame(h, out, k::encode_create_topics_response));
+    reply(frame(h, out, wire::encode_create_topics_response));
   };
   std::vector<std::string> names;
   for (auto i : asked)
@@ -182,7 +183,7 @@ void serve_create_topics(kafka_session_ptr self, const k::request_header& h,
             [finish](caf::error&) { finish(std::nullopt); });
   };
   if (req.validate_only) {
-    auto topics = std::make_shared<std::vector<k::creatable_topic>>();
+    auto topics = std::make_shared<std::vector<wire::creatable_topic>>();
     for (auto i : asked)
       topics->push_back(req.topics[i]);
     describe([self, h, results, asked, topics, reply,
@@ -191,15 +192,15 @@ void serve_create_topics(kafka_session_ptr self, const k::request_header& h,
       for (size_t j = 0; j < asked.size(); ++j) {
         auto r = validate((*topics)[j], md, c);
         if (v < 5) {
-          r.configs = std::vector<k::creatable_topic_configs>{};
+          r.configs = std::vector<wire::creatable_topic_configs>{};
           r.num_partitions = -1;
           r.replication_factor = -1;
         }
         (*results)[asked[j]] = std::move(r);
       }
-      k::create_topics_response out;
+      wire::create_topics_response out;
       out.topics = std::move(*results);
-      reply(frame(h, out, k::encode_create_topics_response));
+      reply(frame(h, out, wire::encode_create_topics_response));
     });
     return;
   }
@@ -223,8 +224,9 @@ void serve_create_topics(kafka_session_ptr self, const k::request_header& h,
 
 // -- DeleteTopics (20) ----------------------------------------------------------
 
-void serve_delete_topics(kafka_session_ptr self, const k::request_header& h,
-                         k::delete_topics_request& req, kafka_reply_fn reply) {
+void serve_delete_topics(kafka_session_ptr self, const wire::request_header& h,
+                         wire::delete_topics_request& req,
+                         kafka_reply_fn reply) {
   auto v = h.api_version;
   std::vector<topic_to_delete> wanted;
   if (v >= 6) {
@@ -275,9 +277,9 @@ void serve_delete_topics(kafka_session_ptr self, const k::request_header& h,
           r.message = "The controller does not delete topics.";
         }
       }
-      k::delete_topics_response res;
+      wire::delete_topics_response res;
       for (auto& r : *results) {
-        k::deletable_topic_result d;
+        wire::deletable_topic_result d;
         // v6 names an unknown id's topic null; before, names are required.
         d.name = v >= 6 ? null_if_empty(r.name) : std::optional{r.name};
         d.topic_id = r.topic_id;
@@ -288,7 +290,7 @@ void serve_delete_topics(kafka_session_ptr self, const k::request_header& h,
                               : r.message;
         res.responses.push_back(std::move(d));
       }
-      reply(frame(h, res, k::encode_delete_topics_response));
+      reply(frame(h, res, wire::encode_delete_topics_response));
     });
 }
 
@@ -296,9 +298,9 @@ void serve_delete_topics(kafka_session_ptr self, const k::request_header& h,
 
 namespace {
 
-k::describe_configs_resource_result to_wire(const config_entry& e, int16_t v,
-                                            bool synonyms, bool docs) {
-  k::describe_configs_resource_result r;
+wire::describe_configs_resource_result to_wire(const config_entry& e, int16_t v,
+                                               bool synonyms, bool docs) {
+  wire::describe_configs_resource_result r;
   r.name = e.name;
   r.value = e.value;
   r.read_only = true;
@@ -316,9 +318,9 @@ k::describe_configs_resource_result to_wire(const config_entry& e, int16_t v,
   return r;
 }
 
-void fill(k::describe_configs_result& out, std::vector<config_entry> entries,
-          const k::describe_configs_resource& res, int16_t v,
-          const k::describe_configs_request& req) {
+void fill(wire::describe_configs_result& out, std::vector<config_entry> entries,
+          const wire::describe_configs_resource& res, int16_t v,
+          const wire::describe_configs_request& req) {
   auto& keys = res.configuration_keys;
   for (auto& e : entries) {
     if (keys && !keys->empty()
@@ -330,12 +332,12 @@ void fill(k::describe_configs_result& out, std::vector<config_entry> entries,
 }
 
 /// Kafka's ConfigHelper.describeConfigs for one resource.
-k::describe_configs_result describe(const k::describe_configs_resource& res,
-                                    const metadata_response& md,
-                                    const cluster_config& c, int32_t broker_id,
-                                    int16_t v,
-                                    const k::describe_configs_request& req) {
-  k::describe_configs_result out;
+wire::describe_configs_result
+describe(const wire::describe_configs_resource& res,
+         const metadata_response& md, const cluster_config& c,
+         int32_t broker_id, int16_t v,
+         const wire::describe_configs_request& req) {
+  wire::describe_configs_result out;
   out.resource_type = res.resource_type;
   out.resource_name = res.resource_name;
   auto refuse = [&](error_code e, std::string message) {
@@ -343,7 +345,7 @@ k::describe_configs_result describe(const k::describe_configs_resource& res,
     out.error_message = std::move(message);
     return out;
   };
-  if (res.resource_type == k::config_resource_topic) {
+  if (res.resource_type == wire::config_resource_topic) {
     if (auto e = validate_topic_name(res.resource_name); e != error_code::none)
       return refuse(e, "Topic name is illegal: " + res.resource_name);
     bool exists = std::any_of(md.topics.begin(), md.topics.end(), [&](auto& t) {
@@ -356,7 +358,7 @@ k::describe_configs_result describe(const k::describe_configs_resource& res,
     fill(out, topic_configs(c), res, v, req);
     return out;
   }
-  if (res.resource_type == k::config_resource_broker) {
+  if (res.resource_type == wire::config_resource_broker) {
     // The empty name is the cluster-wide dynamic defaults: troupe has none.
     if (res.resource_name.empty())
       return out;
@@ -380,21 +382,22 @@ k::describe_configs_result describe(const k::describe_configs_resource& res,
 
 } // namespace
 
-void serve_describe_configs(kafka_session_ptr self, const k::request_header& h,
-                            k::describe_configs_request& req,
+void serve_describe_configs(kafka_session_ptr self,
+                            const wire::request_header& h,
+                            wire::describe_configs_request& req,
                             kafka_reply_fn reply) {
   metadata_request md;
   for (auto& r : req.resources)
-    if (r.resource_type == k::config_resource_topic
+    if (r.resource_type == wire::config_resource_topic
         && validate_topic_name(r.resource_name) == error_code::none)
       md.topics.push_back(r.resource_name);
   auto answer = [self, h, req, reply](const metadata_response& md) {
-    k::describe_configs_response out;
+    wire::describe_configs_response out;
     for (auto& r : req.resources)
       out.results.push_back(describe(r, md, config_of(self),
                                      self->state.ctx.broker_id, h.api_version,
                                      req));
-    reply(frame(h, out, k::encode_describe_configs_response));
+    reply(frame(h, out, wire::encode_describe_configs_response));
   };
   if (md.topics.empty()) {
     answer(metadata_response{});
@@ -407,16 +410,17 @@ void serve_describe_configs(kafka_session_ptr self, const k::request_header& h,
 
 // -- DescribeCluster (60) ------------------------------------------------------------
 
-void serve_describe_cluster(kafka_session_ptr self, const k::request_header& h,
-                            k::describe_cluster_request& req,
+void serve_describe_cluster(kafka_session_ptr self,
+                            const wire::request_header& h,
+                            wire::describe_cluster_request& req,
                             kafka_reply_fn reply) {
   auto v = h.api_version;
   // AuthHelper.computeDescribeClusterResponse: a broker answers for
   // brokers; controllers are asked at their own endpoints (KIP-919).
   auto type = req.endpoint_type;
-  if (type != k::endpoint_type_brokers) {
-    k::describe_cluster_response out;
-    bool known = type == k::endpoint_type_controllers;
+  if (type != wire::endpoint_type_brokers) {
+    wire::describe_cluster_response out;
+    bool known = type == wire::endpoint_type_controllers;
     out.error = v == 0 ? error_code::invalid_request
                 : known ? error_code::mismatched_endpoint_type
                         : error_code::unsupported_endpoint_type;
@@ -424,7 +428,7 @@ void serve_describe_cluster(kafka_session_ptr self, const k::request_header& h,
       known ? std::string{"The request was sent to an endpoint of type BROKER, "
                           "but we wanted an endpoint of type CONTROLLER"}
             : "Unsupported endpoint type " + std::to_string(int{type});
-    reply(frame(h, out, k::encode_describe_cluster_response));
+    reply(frame(h, out, wire::encode_describe_cluster_response));
     return;
   }
   bool with_operations = req.include_cluster_authorized_operations;
@@ -434,7 +438,7 @@ void serve_describe_cluster(kafka_session_ptr self, const k::request_header& h,
   ask_one<metadata_response>(
     self, edge_request_timeout, std::move(md), std::move(reply),
     [h, with_operations](metadata_response& res) {
-      k::describe_cluster_response out;
+      wire::describe_cluster_response out;
       out.cluster_id = res.cluster_id;
       for (auto& b : res.brokers)
         out.brokers.push_back({b.node_id, b.host, b.port, std::nullopt});
@@ -444,7 +448,7 @@ void serve_describe_cluster(kafka_session_ptr self, const k::request_header& h,
       out.controller_id = listed ? controller : -1;
       if (with_operations)
         out.cluster_authorized_operations = cluster_operations;
-      return frame(h, out, k::encode_describe_cluster_response);
+      return frame(h, out, wire::encode_describe_cluster_response);
     });
 }
 

@@ -56,11 +56,11 @@ void kafka_connection::on_read(const boost::system::error_code& ec, size_t n) {
   in_.insert(in_.end(), chunk_.begin(), chunk_.begin() + n);
   size_t used = 0;
   for (;;) {
-    auto f = kafka::decode_frame(in_.data() + used, in_.size() - used,
-                                 max_request_bytes_);
-    if (f.status == kafka::frame_status::need_more)
+    auto f = wire::decode_frame(in_.data() + used, in_.size() - used,
+                                max_request_bytes_);
+    if (f.status == wire::frame_status::need_more)
       break;
-    if (f.status == kafka::frame_status::error) {
+    if (f.status == wire::frame_status::error) {
       spdlog::warn("kafka: {}: {}", ctx_.client_host, f.error);
       close("bad frame");
       return;
@@ -74,8 +74,8 @@ void kafka_connection::on_read(const boost::system::error_code& ec, size_t n) {
 }
 
 bool kafka_connection::on_frame(const uint8_t* data, size_t size) {
-  kafka::reader in{data, size};
-  auto header = kafka::decode_request_header(in);
+  wire::reader in{data, size};
+  auto header = wire::decode_request_header(in);
   if (!header) {
     spdlog::warn("kafka: {}: undecodable request header: {}", ctx_.client_host,
                  in.error());
@@ -85,31 +85,31 @@ bool kafka_connection::on_frame(const uint8_t* data, size_t size) {
   // The codec speaks more versions than the listener serves. Kafka closes
   // the connection on a version it does not serve, except that it answers
   // ApiVersions of such a version without parsing it (KIP-511).
-  std::optional<kafka::request_body> body;
+  std::optional<wire::request_body> body;
   auto served = kafka_listener_serves(header->api_key, header->api_version);
-  if (header->api_key == static_cast<int16_t>(kafka::api_key::api_versions)
+  if (header->api_key == static_cast<int16_t>(wire::api_key::api_versions)
       && !served) {
-    body = kafka::api_versions_request{};
+    body = wire::api_versions_request{};
   } else if (!served) {
     spdlog::warn("kafka: {}: cannot serve {} (key {}) v{}: not served",
-                 ctx_.client_host, kafka::api_name(header->api_key),
+                 ctx_.client_host, wire::api_name(header->api_key),
                  header->api_key, header->api_version);
     close("bad request");
     return false;
   } else {
-    body = kafka::decode_request_body(in, *header);
+    body = wire::decode_request_body(in, *header);
   }
   if (!body) {
     // Kafka closes the connection on an unknown API, an unsupported version
     // and a body it cannot parse.
     spdlog::warn("kafka: {}: cannot serve {} (key {}) v{}: {}",
-                 ctx_.client_host, kafka::api_name(header->api_key),
+                 ctx_.client_host, wire::api_name(header->api_key),
                  header->api_key, header->api_version, in.error());
     close("bad request");
     return false;
   }
   spdlog::debug("kafka: {}: {} v{} correlation {}", ctx_.client_host,
-                kafka::api_name(header->api_key), header->api_version,
+                wire::api_name(header->api_key), header->api_version,
                 header->correlation_id);
   auto seq = next_seq_++;
   pending_.emplace(seq, std::nullopt);

@@ -62,7 +62,7 @@ private:
   uint64_t next_seq_ = 0;
   /// Replies by request sequence number; nullopt while still awaited.
   std::map<uint64_t, std::optional<kafka_reply>> pending_;
-  std::vector<kafka::bytes> out_;
+  std::vector<wire::bytes> out_;
   bool writing_ = false;
   bool close_after_write_ = false;
   bool closed_ = false;

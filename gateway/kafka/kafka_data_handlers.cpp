@@ -18,12 +18,12 @@ namespace {
 
 /// Kafka's error response to a Metadata request it refuses
 /// (MetadataRequest.getErrorResponse): every requested topic with the error.
-k::metadata_response metadata_error(const k::metadata_request& req,
-                                    error_code e) {
-  k::metadata_response out;
+wire::metadata_response metadata_error(const wire::metadata_request& req,
+                                       error_code e) {
+  wire::metadata_response out;
   if (req.topics)
     for (auto& t : *req.topics) {
-      k::metadata_topic topic;
+      wire::metadata_topic topic;
       topic.error = e;
       topic.name = t.name;
       topic.topic_id = t.topic_id;
@@ -32,10 +32,10 @@ k::metadata_response metadata_error(const k::metadata_request& req,
   return out;
 }
 
-k::metadata_topic to_wire(const topic_metadata& t,
-                          const std::vector<broker_info>& live,
-                          bool with_operations) {
-  k::metadata_topic topic;
+wire::metadata_topic to_wire(const topic_metadata& t,
+                             const std::vector<broker_info>& live,
+                             bool with_operations) {
+  wire::metadata_topic topic;
   topic.error = t.error;
   topic.name = t.name;
   topic.topic_id = t.topic_id;
@@ -47,7 +47,7 @@ k::metadata_topic to_wire(const topic_metadata& t,
                        [id](auto& b) { return b.node_id == id; });
   };
   for (auto& p : t.partition_states) {
-    k::metadata_partition part;
+    wire::metadata_partition part;
     part.error = p.leader < 0 ? error_code::leader_not_available
                               : error_code::none;
     part.partition_index = p.partition;
@@ -86,8 +86,8 @@ size_t fitting_batches(const bytes& records, int64_t limit) {
 
 // -- Metadata (3) ---------------------------------------------------------------
 
-void serve_metadata(kafka_session_ptr self, const k::request_header& h,
-                    k::metadata_request& req, kafka_reply_fn reply) {
+void serve_metadata(kafka_session_ptr self, const wire::request_header& h,
+                    wire::metadata_request& req, kafka_reply_fn reply) {
   auto v = h.api_version;
   auto& st = self->state;
   // v0: an empty array is every topic; v1+: null is every topic and an
@@ -101,7 +101,7 @@ void serve_metadata(kafka_session_ptr self, const k::request_header& h,
       // Kafka's handleTopicMetadataRequest: topic ids only from v12 on.
       if (v < 12 && (!t.name || !t.topic_id.is_zero())) {
         reply(frame(h, metadata_error(req, error_code::invalid_request),
-                    k::encode_metadata_response));
+                    wire::encode_metadata_response));
         return;
       }
       if (!t.topic_id.is_zero())
@@ -129,7 +129,7 @@ void serve_metadata(kafka_session_ptr self, const k::request_header& h,
     [self, h, none, by_id, ids, topic_ops, cluster_ops,
      asked_all](metadata_response& res) {
       remember_topics(self->state, res, asked_all);
-      k::metadata_response out;
+      wire::metadata_response out;
       for (auto& b : res.brokers)
         out.brokers.push_back({b.node_id, b.host, b.port, std::nullopt});
       out.controller_id = controller_of(res);
@@ -141,7 +141,7 @@ void serve_metadata(kafka_session_ptr self, const k::request_header& h,
           auto i = std::find_if(res.topics.begin(), res.topics.end(),
                                 [&](auto& t) { return t.topic_id == id; });
           if (i == res.topics.end()) {
-            k::metadata_topic unknown;
+            wire::metadata_topic unknown;
             unknown.error = error_code::unknown_topic_id;
             unknown.topic_id = id;
             out.topics.push_back(std::move(unknown));
@@ -153,16 +153,16 @@ void serve_metadata(kafka_session_ptr self, const k::request_header& h,
         for (auto& t : res.topics)
           out.topics.push_back(to_wire(t, res.brokers, topic_ops));
       }
-      return frame(h, out, k::encode_metadata_response);
+      return frame(h, out, wire::encode_metadata_response);
     });
 }
 
 // -- Produce (0) ----------------------------------------------------------------
 
-void serve_produce(kafka_session_ptr self, const k::request_header& h,
-                   k::produce_request& req, kafka_reply_fn reply) {
+void serve_produce(kafka_session_ptr self, const wire::request_header& h,
+                   wire::produce_request& req, kafka_reply_fn reply) {
   std::vector<produce_request> parts;
-  k::produce_response shape;
+  wire::produce_response shape;
   // Kafka's handleProduceRequest: transactional records need a
   // transactional id the principal may write, and no principal may on a
   // broker without transactions.
@@ -174,10 +174,10 @@ void serve_produce(kafka_session_ptr self, const k::request_header& h,
         transactional = true;
     }
   for (auto& t : req.topics) {
-    k::produce_topic_response tr;
+    wire::produce_topic_response tr;
     tr.name = t.name;
     for (auto& p : t.partitions) {
-      k::produce_partition_response pr;
+      wire::produce_partition_response pr;
       pr.index = p.index;
       if (transactional)
         pr.error = error_code::transactional_id_authorization_failed;
@@ -213,7 +213,7 @@ void serve_produce(kafka_session_ptr self, const k::request_header& h,
           if (r && !r->error_message.empty())
             p.error_message = r->error_message;
         }
-      reply(frame(h, shape, k::encode_produce_response));
+      reply(frame(h, shape, wire::encode_produce_response));
     });
 }
 
@@ -222,16 +222,16 @@ void serve_produce(kafka_session_ptr self, const k::request_header& h,
 namespace {
 
 /// Answers a fetch once every topic id is resolved.
-void fetch_by_name(kafka_session_ptr self, const k::request_header& h,
-                   k::fetch_request req, kafka_reply_fn reply) {
+void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
+                   wire::fetch_request req, kafka_reply_fn reply) {
   auto& st = self->state;
   auto v = h.api_version;
   std::vector<fetch_request> parts;
-  k::fetch_response shape;
+  wire::fetch_response shape;
   // Partitions of unknown topic ids are answered here, not asked for.
   std::vector<bool> asked;
   for (auto& t : req.topics) {
-    k::fetch_topic_response tr;
+    wire::fetch_topic_response tr;
     tr.topic = t.topic;
     tr.topic_id = t.topic_id;
     std::string name = t.topic;
@@ -243,7 +243,7 @@ void fetch_by_name(kafka_session_ptr self, const k::request_header& h,
         name = i->second;
     }
     for (auto& p : t.partitions) {
-      k::fetch_partition_response pr;
+      wire::fetch_partition_response pr;
       pr.partition_index = p.partition;
       asked.push_back(known);
       if (!known) {
@@ -305,14 +305,14 @@ void fetch_by_name(kafka_session_ptr self, const k::request_header& h,
           left = std::max<int64_t>(0, left - size);
           taken = true;
         }
-      reply(frame(h, shape, k::encode_fetch_response));
+      reply(frame(h, shape, wire::encode_fetch_response));
     });
 }
 
 } // namespace
 
-void serve_fetch(kafka_session_ptr self, const k::request_header& h,
-                 k::fetch_request& req, kafka_reply_fn reply) {
+void serve_fetch(kafka_session_ptr self, const wire::request_header& h,
+                 wire::fetch_request& req, kafka_reply_fn reply) {
   // Fetch sessions (KIP-227): troupe keeps none. A full fetch (epoch 0 or
   // -1) is answered in full with session id 0, as Kafka answers when it
   // creates no session (epoch -1, or a full session cache); an incremental
@@ -321,9 +321,9 @@ void serve_fetch(kafka_session_ptr self, const k::request_header& h,
   // is for a session that exists with another epoch: never here.
   if (h.api_version >= 7 && req.session_epoch != 0
       && req.session_epoch != -1) {
-    k::fetch_response out;
+    wire::fetch_response out;
     out.error = error_code::fetch_session_id_not_found;
-    reply(frame(h, out, k::encode_fetch_response));
+    reply(frame(h, out, wire::encode_fetch_response));
     return;
   }
   if (h.api_version < 13) {
@@ -342,17 +342,17 @@ void serve_fetch(kafka_session_ptr self, const k::request_header& h,
 
 // -- ListOffsets (2) -----------------------------------------------------------
 
-void serve_list_offsets(kafka_session_ptr self, const k::request_header& h,
-                        k::list_offsets_request& req, kafka_reply_fn reply) {
+void serve_list_offsets(kafka_session_ptr self, const wire::request_header& h,
+                        wire::list_offsets_request& req, kafka_reply_fn reply) {
   std::vector<list_offsets_request> parts;
-  k::list_offsets_response shape;
+  wire::list_offsets_response shape;
   for (auto& t : req.topics) {
-    k::list_offsets_topic_response tr;
+    wire::list_offsets_topic_response tr;
     tr.name = t.name;
     for (auto& p : t.partitions) {
       parts.push_back(
         {{t.name, p.partition_index}, p.timestamp, p.current_leader_epoch});
-      k::list_offsets_partition_response pr;
+      wire::list_offsets_partition_response pr;
       pr.partition_index = p.partition_index;
       tr.partitions.push_back(pr);
     }
@@ -374,27 +374,27 @@ void serve_list_offsets(kafka_session_ptr self, const k::request_header& h,
           p.offset = r ? r->offset : -1;
           p.leader_epoch = r ? r->leader_epoch : -1;
         }
-      reply(frame(h, shape, k::encode_list_offsets_response));
+      reply(frame(h, shape, wire::encode_list_offsets_response));
     });
 }
 
 // -- OffsetForLeaderEpoch (23) ---------------------------------------------------
 
 void serve_offset_for_leader_epoch(kafka_session_ptr self,
-                                   const k::request_header& h,
-                                   k::offset_for_leader_epoch_request& req,
+                                   const wire::request_header& h,
+                                   wire::offset_for_leader_epoch_request& req,
                                    kafka_reply_fn reply) {
   // A consumer validating its position after a leader change (KIP-320):
   // where its epoch ends in the leader's log.
   std::vector<epoch_end_offset_request> parts;
-  k::offset_for_leader_epoch_response shape;
+  wire::offset_for_leader_epoch_response shape;
   for (auto& t : req.topics) {
-    k::offset_for_leader_topic_result tr;
+    wire::offset_for_leader_topic_result tr;
     tr.topic = t.topic;
     for (auto& p : t.partitions) {
       parts.push_back(
         {{t.topic, p.partition}, p.leader_epoch, p.current_leader_epoch});
-      k::offset_for_leader_partition_result pr;
+      wire::offset_for_leader_partition_result pr;
       pr.partition = p.partition;
       tr.partitions.push_back(pr);
     }
@@ -412,18 +412,19 @@ void serve_offset_for_leader_epoch(kafka_session_ptr self,
           p.leader_epoch = r ? r->leader_epoch : -1;
           p.end_offset = r ? r->end_offset : -1;
         }
-      reply(frame(h, shape, k::encode_offset_for_leader_epoch_response));
+      reply(frame(h, shape, wire::encode_offset_for_leader_epoch_response));
     });
 }
 
 // -- InitProducerId (22) ------------------------------------------------------------
 
-void serve_init_producer_id(kafka_session_ptr self, const k::request_header& h,
-                            k::init_producer_id_request& req,
+void serve_init_producer_id(kafka_session_ptr self,
+                            const wire::request_header& h,
+                            wire::init_producer_id_request& req,
                             kafka_reply_fn reply) {
   auto refuse = [&](error_code e) {
-    reply(frame(h, k::init_producer_id_response{0, e, -1, -1},
-                k::encode_init_producer_id_response));
+    reply(frame(h, wire::init_producer_id_response{0, e, -1, -1},
+                wire::encode_init_producer_id_response));
   };
   // KafkaApis.handleInitProducerIdRequest: a transactional id needs WRITE
   // on it, and no principal has it on a broker without transactions.
@@ -437,9 +438,9 @@ void serve_init_producer_id(kafka_session_ptr self, const k::request_header& h,
   ask_one<init_producer_id_response>(
     self, edge_request_timeout, init_producer_id_request{}, std::move(reply),
     [h](init_producer_id_response& res) {
-      k::init_producer_id_response out{0, res.error, res.producer_id,
-                                       res.producer_epoch};
-      return frame(h, out, k::encode_init_producer_id_response);
+      wire::init_producer_id_response out{0, res.error, res.producer_id,
+                                          res.producer_epoch};
+      return frame(h, out, wire::encode_init_producer_id_response);
     });
 }
 

@@ -32,8 +32,9 @@ bool group_level(error_code e) {
 
 // -- OffsetCommit (8) -------------------------------------------------------------
 
-void serve_offset_commit(kafka_session_ptr self, const k::request_header& h,
-                         k::offset_commit_request& req, kafka_reply_fn reply) {
+void serve_offset_commit(kafka_session_ptr self, const wire::request_header& h,
+                         wire::offset_commit_request& req,
+                         kafka_reply_fn reply) {
   offset_commit_request out;
   out.group_id = req.group_id;
   // v9: the member epoch of a KIP-848 member, passed on as it is.
@@ -41,9 +42,9 @@ void serve_offset_commit(kafka_session_ptr self, const k::request_header& h,
   out.member_id = req.member_id;
   out.group_instance_id = or_empty(req.group_instance_id);
   // v2-4's retention time is not kept: troupe expires no offsets.
-  k::offset_commit_response shape;
+  wire::offset_commit_response shape;
   for (auto& t : req.topics) {
-    k::offset_commit_topic_response tr;
+    wire::offset_commit_topic_response tr;
     tr.name = t.name;
     for (auto& p : t.partitions) {
       out.partitions.push_back({t.name, p.partition_index, p.committed_offset,
@@ -64,7 +65,7 @@ void serve_offset_commit(kafka_session_ptr self, const k::request_header& h,
           if (auto i = errors.find({t.name, p.partition_index});
               i != errors.end())
             p.error = i->second;
-      return frame(h, shape, k::encode_offset_commit_response);
+      return frame(h, shape, wire::encode_offset_commit_response);
     });
 }
 
@@ -72,9 +73,9 @@ void serve_offset_commit(kafka_session_ptr self, const k::request_header& h,
 
 namespace {
 
-offset_fetch_request
-to_internal(const std::string& group,
-            const std::optional<std::vector<k::offset_fetch_topic>>& topics) {
+offset_fetch_request to_internal(
+  const std::string& group,
+  const std::optional<std::vector<wire::offset_fetch_topic>>& topics) {
   offset_fetch_request out;
   out.group_id = group;
   if (topics)
@@ -84,9 +85,9 @@ to_internal(const std::string& group,
   return out;
 }
 
-std::vector<k::offset_fetch_topic_response>
+std::vector<wire::offset_fetch_topic_response>
 to_wire(const offset_fetch_response& res) {
-  std::vector<k::offset_fetch_topic_response> out;
+  std::vector<wire::offset_fetch_topic_response> out;
   for (auto& p : res.partitions) {
     if (out.empty() || out.back().name != p.topic)
       out.push_back({p.topic, {}});
@@ -98,8 +99,8 @@ to_wire(const offset_fetch_response& res) {
 
 } // namespace
 
-void serve_offset_fetch(kafka_session_ptr self, const k::request_header& h,
-                        k::offset_fetch_request& req, kafka_reply_fn reply) {
+void serve_offset_fetch(kafka_session_ptr self, const wire::request_header& h,
+                        wire::offset_fetch_request& req, kafka_reply_fn reply) {
   auto v = h.api_version;
   // require_stable (v7+) waits for pending transactional offsets: without
   // transactions there are none.
@@ -119,9 +120,9 @@ void serve_offset_fetch(kafka_session_ptr self, const k::request_header& h,
       self, edge_request_timeout, std::move(groups),
       [h, ids, reply = std::move(reply)](
         std::vector<std::optional<offset_fetch_response>> results) {
-        k::offset_fetch_response out;
+        wire::offset_fetch_response out;
         for (size_t i = 0; i < results.size(); ++i) {
-          k::offset_fetch_group_response g;
+          wire::offset_fetch_group_response g;
           g.group_id = (*ids)[i];
           if (!results[i]) {
             g.error = error_code::not_coordinator;
@@ -131,7 +132,7 @@ void serve_offset_fetch(kafka_session_ptr self, const k::request_header& h,
           }
           out.groups.push_back(std::move(g));
         }
-        reply(frame(h, out, k::encode_offset_fetch_response));
+        reply(frame(h, out, wire::encode_offset_fetch_response));
       });
     return;
   }
@@ -140,7 +141,7 @@ void serve_offset_fetch(kafka_session_ptr self, const k::request_header& h,
   ask_one<offset_fetch_response>(
     self, edge_request_timeout, std::move(out), std::move(reply),
     [h, v, requested](offset_fetch_response& res) {
-      k::offset_fetch_response out;
+      wire::offset_fetch_response out;
       if (v >= 2) {
         out.error = res.error;
       } else if (res.error != error_code::none && res.partitions.empty()) {
@@ -151,14 +152,15 @@ void serve_offset_fetch(kafka_session_ptr self, const k::request_header& h,
             {tp.topic, tp.partition, -1, -1, {}, res.error});
       }
       out.topics = to_wire(res);
-      return frame(h, out, k::encode_offset_fetch_response);
+      return frame(h, out, wire::encode_offset_fetch_response);
     });
 }
 
 // -- FindCoordinator (10) ---------------------------------------------------------
 
-void serve_find_coordinator(kafka_session_ptr self, const k::request_header& h,
-                            k::find_coordinator_request& req,
+void serve_find_coordinator(kafka_session_ptr self,
+                            const wire::request_header& h,
+                            wire::find_coordinator_request& req,
                             kafka_reply_fn reply) {
   auto v = h.api_version;
   auto keys = v >= 4 ? req.coordinator_keys : std::vector<std::string>{req.key};
@@ -166,9 +168,9 @@ void serve_find_coordinator(kafka_session_ptr self, const k::request_header& h,
   // the transactional id, which no principal has on a broker without
   // transactions; share groups (and unknown key types) are refused.
   error_code refused = error_code::none;
-  if (req.key_type == k::coordinator_key_transaction)
+  if (req.key_type == wire::coordinator_key_transaction)
     refused = error_code::transactional_id_authorization_failed;
-  else if (req.key_type != k::coordinator_key_group)
+  else if (req.key_type != wire::coordinator_key_group)
     refused = error_code::invalid_request;
   std::vector<find_coordinator_request> asks;
   if (refused == error_code::none)
@@ -178,9 +180,9 @@ void serve_find_coordinator(kafka_session_ptr self, const k::request_header& h,
     self, edge_request_timeout, std::move(asks),
     [h, v, keys, refused, reply = std::move(reply)](
       std::vector<std::optional<find_coordinator_response>> results) {
-      std::vector<k::found_coordinator> found;
+      std::vector<wire::found_coordinator> found;
       for (size_t i = 0; i < keys.size(); ++i) {
-        k::found_coordinator c;
+        wire::found_coordinator c;
         c.key = keys[i];
         if (refused != error_code::none)
           c.error = refused;
@@ -198,7 +200,7 @@ void serve_find_coordinator(kafka_session_ptr self, const k::request_header& h,
         }
         found.push_back(std::move(c));
       }
-      k::find_coordinator_response out;
+      wire::find_coordinator_response out;
       if (v >= 4) {
         out.coordinators = std::move(found);
       } else {
@@ -209,14 +211,14 @@ void serve_find_coordinator(kafka_session_ptr self, const k::request_header& h,
         out.port = c.port;
         out.error_message = c.error_message;
       }
-      reply(frame(h, out, k::encode_find_coordinator_response));
+      reply(frame(h, out, wire::encode_find_coordinator_response));
     });
 }
 
 // -- JoinGroup (11) -------------------------------------------------------------------
 
-void serve_join_group(kafka_session_ptr self, const k::request_header& h,
-                      k::join_group_request& req, kafka_reply_fn reply) {
+void serve_join_group(kafka_session_ptr self, const wire::request_header& h,
+                      wire::join_group_request& req, kafka_reply_fn reply) {
   auto v = h.api_version;
   join_group_request out;
   out.group_id = req.group_id;
@@ -241,7 +243,7 @@ void serve_join_group(kafka_session_ptr self, const k::request_header& h,
   ask_one<join_group_response>(
     self, timeout, std::move(out), std::move(reply),
     [h, v](join_group_response& res) {
-      k::join_group_response out;
+      wire::join_group_response out;
       out.error = res.error;
       out.generation_id = res.generation_id;
       // v7+: no protocol yet is null, before it is the empty string.
@@ -255,14 +257,14 @@ void serve_join_group(kafka_session_ptr self, const k::request_header& h,
       for (auto& m : res.members)
         out.members.push_back(
           {m.member_id, m.metadata, null_if_empty(m.group_instance_id)});
-      return frame(h, out, k::encode_join_group_response);
+      return frame(h, out, wire::encode_join_group_response);
     });
 }
 
 // -- SyncGroup (14), Heartbeat (12), LeaveGroup (13) --------------------------------
 
-void serve_sync_group(kafka_session_ptr self, const k::request_header& h,
-                      k::sync_group_request& req, kafka_reply_fn reply) {
+void serve_sync_group(kafka_session_ptr self, const wire::request_header& h,
+                      wire::sync_group_request& req, kafka_reply_fn reply) {
   sync_group_request out;
   out.group_id = req.group_id;
   out.generation_id = req.generation_id;
@@ -275,32 +277,32 @@ void serve_sync_group(kafka_session_ptr self, const k::request_header& h,
   ask_one<sync_group_response>(
     self, edge_request_timeout + slack, std::move(out), std::move(reply),
     [h](sync_group_response& res) {
-      k::sync_group_response out;
+      wire::sync_group_response out;
       out.error = res.error;
       out.assignment = res.assignment;
       out.protocol_type = null_if_empty(res.protocol_type);
       out.protocol_name = null_if_empty(res.protocol_name);
-      return frame(h, out, k::encode_sync_group_response);
+      return frame(h, out, wire::encode_sync_group_response);
     });
 }
 
-void serve_heartbeat(kafka_session_ptr self, const k::request_header& h,
-                     k::heartbeat_request& req, kafka_reply_fn reply) {
+void serve_heartbeat(kafka_session_ptr self, const wire::request_header& h,
+                     wire::heartbeat_request& req, kafka_reply_fn reply) {
   heartbeat_request out;
   out.group_id = req.group_id;
   out.generation_id = req.generation_id;
   out.member_id = req.member_id;
   out.group_instance_id = or_empty(req.group_instance_id);
-  ask_one<heartbeat_response>(
-    self, edge_request_timeout, std::move(out), std::move(reply),
-    [h](heartbeat_response& res) {
-      return frame(h, k::heartbeat_response{res.error},
-                   k::encode_heartbeat_response);
-    });
+  ask_one<heartbeat_response>(self, edge_request_timeout, std::move(out),
+                              std::move(reply), [h](heartbeat_response& res) {
+                                return frame(
+                                  h, wire::heartbeat_response{res.error},
+                                  wire::encode_heartbeat_response);
+                              });
 }
 
-void serve_leave_group(kafka_session_ptr self, const k::request_header& h,
-                       k::leave_group_request& req, kafka_reply_fn reply) {
+void serve_leave_group(kafka_session_ptr self, const wire::request_header& h,
+                       wire::leave_group_request& req, kafka_reply_fn reply) {
   auto v = h.api_version;
   leave_group_request out;
   out.group_id = req.group_id;
@@ -318,7 +320,7 @@ void serve_leave_group(kafka_session_ptr self, const k::request_header& h,
   ask_one<leave_group_response>(
     self, edge_request_timeout, std::move(out), std::move(reply),
     [h, v](leave_group_response& res) {
-      k::leave_group_response out;
+      wire::leave_group_response out;
       if (v < 3) {
         // LeaveGroupResponse before v3: the one member's error on top.
         out.error = res.error;
@@ -331,24 +333,24 @@ void serve_leave_group(kafka_session_ptr self, const k::request_header& h,
           out.members.push_back(
             {m.member_id, null_if_empty(m.group_instance_id), m.error});
       }
-      return frame(h, out, k::encode_leave_group_response);
+      return frame(h, out, wire::encode_leave_group_response);
     });
 }
 
 // -- DescribeGroups (15), ListGroups (16) ----------------------------------------------
 
-void serve_describe_groups(kafka_session_ptr self, const k::request_header& h,
-                           k::describe_groups_request& req,
+void serve_describe_groups(kafka_session_ptr self,
+                           const wire::request_header& h,
+                           wire::describe_groups_request& req,
                            kafka_reply_fn reply) {
   auto v = h.api_version;
   bool with_operations = v >= 3 && req.include_authorized_operations;
   ask_one<describe_groups_response>(
     self, edge_request_timeout, describe_groups_request{req.groups},
-    std::move(reply),
-    [h, v, with_operations](describe_groups_response& res) {
-      k::describe_groups_response out;
+    std::move(reply), [h, v, with_operations](describe_groups_response& res) {
+      wire::describe_groups_response out;
       for (auto& g : res.groups) {
-        k::described_group dg;
+        wire::described_group dg;
         dg.error = g.error;
         dg.group_id = g.group_id;
         dg.group_state = std::string{state_name(g.state)};
@@ -372,12 +374,12 @@ void serve_describe_groups(kafka_session_ptr self, const k::request_header& h,
           dg.authorized_operations = group_operations;
         out.groups.push_back(std::move(dg));
       }
-      return frame(h, out, k::encode_describe_groups_response);
+      return frame(h, out, wire::encode_describe_groups_response);
     });
 }
 
-void serve_list_groups(kafka_session_ptr self, const k::request_header& h,
-                       k::list_groups_request& req, kafka_reply_fn reply) {
+void serve_list_groups(kafka_session_ptr self, const wire::request_header& h,
+                       wire::list_groups_request& req, kafka_reply_fn reply) {
   auto v = h.api_version;
   // Kafka matches both filters case-insensitively (v4+ states, v5+ types);
   // a name of no state or type matches no group.
@@ -396,7 +398,7 @@ void serve_list_groups(kafka_session_ptr self, const k::request_header& h,
         return filter.empty()
                || std::find(filter.begin(), filter.end(), x) != filter.end();
       };
-      k::list_groups_response out;
+      wire::list_groups_response out;
       out.error = res.error;
       for (auto& g : res.groups) {
         // Groups that do not say otherwise are classic groups.
@@ -406,7 +408,7 @@ void serve_list_groups(kafka_session_ptr self, const k::request_header& h,
                                 std::string{state_name(g.state)},
                                 std::string{group_type_name(type)}});
       }
-      return frame(h, out, k::encode_list_groups_response);
+      return frame(h, out, wire::encode_list_groups_response);
     });
 }
 

@@ -39,8 +39,6 @@ using kafka_session_ptr = caf::stateful_actor<kafka_session_state>*;
 
 namespace kafka_handlers {
 
-namespace k = troupe::kafka;
-
 using std::chrono::milliseconds;
 
 constexpr milliseconds slack{5000};
@@ -67,16 +65,16 @@ inline kafka_reply close_reply() {
 
 /// Frames a response: size, header, body in the request's version.
 template <class Response, class Encode>
-kafka_reply frame(const k::request_header& h, const Response& res,
+kafka_reply frame(const wire::request_header& h, const Response& res,
                   Encode encode) {
   kafka_reply out{kafka_reply::kind::frame, {}};
-  k::writer w{out.frame};
+  wire::writer w{out.frame};
   auto mark = w.begin_frame();
-  k::encode_response_header(w, k::response_header{h.correlation_id}, h.api_key,
-                            h.api_version);
+  wire::encode_response_header(w, wire::response_header{h.correlation_id},
+                               h.api_key, h.api_version);
   if (!encode(w, res, h.api_version) || !w.end_frame(mark) || !w.ok()) {
     spdlog::warn("kafka: cannot encode the {} v{} response: {}",
-                 k::api_name(h.api_key), h.api_version, w.error());
+                 wire::api_name(h.api_key), h.api_version, w.error());
     return close_reply();
   }
   return out;
@@ -159,54 +157,62 @@ void with_topic_names(kafka_session_ptr self, const std::vector<uuid>& ids,
 // -- per-API handlers, by area ------------------------------------------------
 
 // kafka_data_handlers.cpp
-void serve_metadata(kafka_session_ptr self, const k::request_header& h,
-                    k::metadata_request& req, kafka_reply_fn reply);
-void serve_produce(kafka_session_ptr self, const k::request_header& h,
-                   k::produce_request& req, kafka_reply_fn reply);
-void serve_fetch(kafka_session_ptr self, const k::request_header& h,
-                 k::fetch_request& req, kafka_reply_fn reply);
-void serve_list_offsets(kafka_session_ptr self, const k::request_header& h,
-                        k::list_offsets_request& req, kafka_reply_fn reply);
+void serve_metadata(kafka_session_ptr self, const wire::request_header& h,
+                    wire::metadata_request& req, kafka_reply_fn reply);
+void serve_produce(kafka_session_ptr self, const wire::request_header& h,
+                   wire::produce_request& req, kafka_reply_fn reply);
+void serve_fetch(kafka_session_ptr self, const wire::request_header& h,
+                 wire::fetch_request& req, kafka_reply_fn reply);
+void serve_list_offsets(kafka_session_ptr self, const wire::request_header& h,
+                        wire::list_offsets_request& req, kafka_reply_fn reply);
 void serve_offset_for_leader_epoch(kafka_session_ptr self,
-                                   const k::request_header& h,
-                                   k::offset_for_leader_epoch_request& req,
+                                   const wire::request_header& h,
+                                   wire::offset_for_leader_epoch_request& req,
                                    kafka_reply_fn reply);
-void serve_init_producer_id(kafka_session_ptr self, const k::request_header& h,
-                            k::init_producer_id_request& req,
+void serve_init_producer_id(kafka_session_ptr self,
+                            const wire::request_header& h,
+                            wire::init_producer_id_request& req,
                             kafka_reply_fn reply);
 
 // kafka_group_handlers.cpp
-void serve_offset_commit(kafka_session_ptr self, const k::request_header& h,
-                         k::offset_commit_request& req, kafka_reply_fn reply);
-void serve_offset_fetch(kafka_session_ptr self, const k::request_header& h,
-                        k::offset_fetch_request& req, kafka_reply_fn reply);
-void serve_find_coordinator(kafka_session_ptr self, const k::request_header& h,
-                            k::find_coordinator_request& req,
+void serve_offset_commit(kafka_session_ptr self, const wire::request_header& h,
+                         wire::offset_commit_request& req,
+                         kafka_reply_fn reply);
+void serve_offset_fetch(kafka_session_ptr self, const wire::request_header& h,
+                        wire::offset_fetch_request& req, kafka_reply_fn reply);
+void serve_find_coordinator(kafka_session_ptr self,
+                            const wire::request_header& h,
+                            wire::find_coordinator_request& req,
                             kafka_reply_fn reply);
-void serve_join_group(kafka_session_ptr self, const k::request_header& h,
-                      k::join_group_request& req, kafka_reply_fn reply);
-void serve_sync_group(kafka_session_ptr self, const k::request_header& h,
-                      k::sync_group_request& req, kafka_reply_fn reply);
-void serve_heartbeat(kafka_session_ptr self, const k::request_header& h,
-                     k::heartbeat_request& req, kafka_reply_fn reply);
-void serve_leave_group(kafka_session_ptr self, const k::request_header& h,
-                       k::leave_group_request& req, kafka_reply_fn reply);
-void serve_describe_groups(kafka_session_ptr self, const k::request_header& h,
-                           k::describe_groups_request& req,
+void serve_join_group(kafka_session_ptr self, const wire::request_header& h,
+                      wire::join_group_request& req, kafka_reply_fn reply);
+void serve_sync_group(kafka_session_ptr self, const wire::request_header& h,
+                      wire::sync_group_request& req, kafka_reply_fn reply);
+void serve_heartbeat(kafka_session_ptr self, const wire::request_header& h,
+                     wire::heartbeat_request& req, kafka_reply_fn reply);
+void serve_leave_group(kafka_session_ptr self, const wire::request_header& h,
+                       wire::leave_group_request& req, kafka_reply_fn reply);
+void serve_describe_groups(kafka_session_ptr self,
+                           const wire::request_header& h,
+                           wire::describe_groups_request& req,
                            kafka_reply_fn reply);
-void serve_list_groups(kafka_session_ptr self, const k::request_header& h,
-                       k::list_groups_request& req, kafka_reply_fn reply);
+void serve_list_groups(kafka_session_ptr self, const wire::request_header& h,
+                       wire::list_groups_request& req, kafka_reply_fn reply);
 
 // kafka_admin_handlers.cpp
-void serve_create_topics(kafka_session_ptr self, const k::request_header& h,
-                         k::create_topics_request& req, kafka_reply_fn reply);
-void serve_delete_topics(kafka_session_ptr self, const k::request_header& h,
-                         k::delete_topics_request& req, kafka_reply_fn reply);
-void serve_describe_configs(kafka_session_ptr self, const k::request_header& h,
-                            k::describe_configs_request& req,
+void serve_create_topics(kafka_session_ptr self, const wire::request_header& h,
+                         wire::create_topics_request& req,
+                         kafka_reply_fn reply);
+void serve_delete_topics(kafka_session_ptr self, const wire::request_header& h,
+                         wire::delete_topics_request& req,
+                         kafka_reply_fn reply);
+void serve_describe_configs(kafka_session_ptr self,
+                            const wire::request_header& h,
+                            wire::describe_configs_request& req,
                             kafka_reply_fn reply);
-void serve_describe_cluster(kafka_session_ptr self, const k::request_header& h,
-                            k::describe_cluster_request& req,
+void serve_describe_cluster(kafka_session_ptr self,
+                            const wire::request_header& h,
+                            wire::describe_cluster_request& req,
                             kafka_reply_fn reply);
 
 } // namespace kafka_handlers

@@ -13,10 +13,10 @@ using namespace kafka_handlers;
 
 struct handler {
   kafka_session_ptr self;
-  const k::request_header& header;
+  const wire::request_header& header;
   kafka_reply_fn reply;
 
-  void operator()(k::api_versions_request& req) {
+  void operator()(wire::api_versions_request& req) {
     // KIP-511: Kafka keeps the client's software name and version for its
     // connection metrics; troupe logs them once per connection.
     if (header.api_version >= 3 && self->state.client_software.empty()) {
@@ -25,90 +25,90 @@ struct handler {
       spdlog::info("kafka: {} is {}", self->state.ctx.client_host,
                    self->state.client_software);
     }
-    auto answer = k::answer_api_versions(req, header.api_version,
-                                         kafka_listener_versions());
+    auto answer = wire::answer_api_versions(req, header.api_version,
+                                            kafka_listener_versions());
     auto h = header;
     h.api_version = answer.version;
-    reply(frame(h, answer.response, k::encode_api_versions_response));
+    reply(frame(h, answer.response, wire::encode_api_versions_response));
   }
 
-  void operator()(k::metadata_request& req) {
+  void operator()(wire::metadata_request& req) {
     serve_metadata(self, header, req, std::move(reply));
   }
 
-  void operator()(k::produce_request& req) {
+  void operator()(wire::produce_request& req) {
     serve_produce(self, header, req, std::move(reply));
   }
 
-  void operator()(k::fetch_request& req) {
+  void operator()(wire::fetch_request& req) {
     serve_fetch(self, header, req, std::move(reply));
   }
 
-  void operator()(k::list_offsets_request& req) {
+  void operator()(wire::list_offsets_request& req) {
     serve_list_offsets(self, header, req, std::move(reply));
   }
 
-  void operator()(k::offset_for_leader_epoch_request& req) {
+  void operator()(wire::offset_for_leader_epoch_request& req) {
     serve_offset_for_leader_epoch(self, header, req, std::move(reply));
   }
 
-  void operator()(k::init_producer_id_request& req) {
+  void operator()(wire::init_producer_id_request& req) {
     serve_init_producer_id(self, header, req, std::move(reply));
   }
 
-  void operator()(k::offset_commit_request& req) {
+  void operator()(wire::offset_commit_request& req) {
     serve_offset_commit(self, header, req, std::move(reply));
   }
 
-  void operator()(k::offset_fetch_request& req) {
+  void operator()(wire::offset_fetch_request& req) {
     serve_offset_fetch(self, header, req, std::move(reply));
   }
 
-  void operator()(k::find_coordinator_request& req) {
+  void operator()(wire::find_coordinator_request& req) {
     serve_find_coordinator(self, header, req, std::move(reply));
   }
 
-  void operator()(k::join_group_request& req) {
+  void operator()(wire::join_group_request& req) {
     serve_join_group(self, header, req, std::move(reply));
   }
 
-  void operator()(k::sync_group_request& req) {
+  void operator()(wire::sync_group_request& req) {
     serve_sync_group(self, header, req, std::move(reply));
   }
 
-  void operator()(k::heartbeat_request& req) {
+  void operator()(wire::heartbeat_request& req) {
     serve_heartbeat(self, header, req, std::move(reply));
   }
 
-  void operator()(k::leave_group_request& req) {
+  void operator()(wire::leave_group_request& req) {
     serve_leave_group(self, header, req, std::move(reply));
   }
 
-  void operator()(k::describe_groups_request& req) {
+  void operator()(wire::describe_groups_request& req) {
     serve_describe_groups(self, header, req, std::move(reply));
   }
 
-  void operator()(k::list_groups_request& req) {
+  void operator()(wire::list_groups_request& req) {
     serve_list_groups(self, header, req, std::move(reply));
   }
 
-  void operator()(k::create_topics_request& req) {
+  void operator()(wire::create_topics_request& req) {
     serve_create_topics(self, header, req, std::move(reply));
   }
 
-  void operator()(k::delete_topics_request& req) {
+  void operator()(wire::delete_topics_request& req) {
     serve_delete_topics(self, header, req, std::move(reply));
   }
 
-  void operator()(k::describe_configs_request& req) {
+  void operator()(wire::describe_configs_request& req) {
     serve_describe_configs(self, header, req, std::move(reply));
   }
 
-  void operator()(k::describe_cluster_request& req) {
+  void operator()(wire::describe_cluster_request& req) {
     serve_describe_cluster(self, header, req, std::move(reply));
   }
 
-  void operator()(k::consumer_group_heartbeat_request& req) {
+  void operator()(wire::consumer_group_heartbeat_request& req) {
     consumer_group_heartbeat_request out;
     out.group_id = req.group_id;
     out.member_id = req.member_id;
@@ -131,7 +131,7 @@ struct handler {
     ask_one<consumer_group_heartbeat_response>(
       self, edge_request_timeout, std::move(out), std::move(reply),
       [h = header](consumer_group_heartbeat_response& res) {
-        k::consumer_group_heartbeat_response out;
+        wire::consumer_group_heartbeat_response out;
         out.throttle_time_ms = res.throttle_time_ms;
         out.error = res.error;
         out.error_message = res.error_message;
@@ -140,32 +140,32 @@ struct handler {
         out.heartbeat_interval_ms = res.heartbeat_interval_ms;
         // Topic ids only: the wire has no names here.
         if (res.assignment) {
-          k::consumer_group_heartbeat_assignment a;
+          wire::consumer_group_heartbeat_assignment a;
           for (auto& t : res.assignment->topic_partitions)
             a.topic_partitions.push_back({t.topic_id, t.partitions});
           out.assignment = std::move(a);
         }
-        return frame(h, out, k::encode_consumer_group_heartbeat_response);
+        return frame(h, out, wire::encode_consumer_group_heartbeat_response);
       });
   }
 
-  void operator()(k::consumer_group_describe_request& req) {
+  void operator()(wire::consumer_group_describe_request& req) {
     ask_one<consumer_group_describe_response>(
       self, edge_request_timeout,
       consumer_group_describe_request{req.group_ids,
                                       req.include_authorized_operations},
       std::move(reply), [h = header](consumer_group_describe_response& res) {
         auto assignment = [](const consumer_group_assignment& a) {
-          k::described_assignment out;
+          wire::described_assignment out;
           for (auto& t : a.topic_partitions)
             out.topic_partitions.push_back(
               {t.topic_id, t.topic_name, t.partitions});
           return out;
         };
-        k::consumer_group_describe_response out;
+        wire::consumer_group_describe_response out;
         out.throttle_time_ms = res.throttle_time_ms;
         for (auto& g : res.groups) {
-          k::described_consumer_group dg;
+          wire::described_consumer_group dg;
           dg.error = g.error;
           dg.error_message = g.error_message;
           dg.group_id = g.group_id;
@@ -175,7 +175,7 @@ struct handler {
           dg.assignor_name = g.assignor_name;
           dg.authorized_operations = g.authorized_operations;
           for (auto& m : g.members) {
-            k::described_consumer_group_member dm;
+            wire::described_consumer_group_member dm;
             dm.member_id = m.member_id;
             dm.instance_id = m.instance_id;
             dm.rack_id = m.rack_id;
@@ -191,7 +191,7 @@ struct handler {
           }
           out.groups.push_back(std::move(dg));
         }
-        return frame(h, out, k::encode_consumer_group_describe_response);
+        return frame(h, out, wire::encode_consumer_group_describe_response);
       });
   }
 
@@ -241,9 +241,9 @@ void with_topic_names(kafka_session_ptr self, const std::vector<uuid>& ids,
 
 // -- the served table -----------------------------------------------------------
 
-const std::vector<kafka::api_version>& kafka_listener_versions() {
+const std::vector<wire::api_version>& kafka_listener_versions() {
   // Every API and version the codec speaks has a handler.
-  return kafka::supported_versions();
+  return wire::supported_versions();
 }
 
 bool kafka_listener_serves(int16_t api_key, int16_t api_version) noexcept {
@@ -254,8 +254,8 @@ bool kafka_listener_serves(int16_t api_key, int16_t api_version) noexcept {
 }
 
 void handle_kafka_request(kafka_session_ptr self,
-                          const kafka::request_header& header,
-                          kafka::request_body body, kafka_reply_fn reply) {
+                          const wire::request_header& header,
+                          wire::request_body body, kafka_reply_fn reply) {
   std::visit(handler{self, header, std::move(reply)}, body);
 }
 

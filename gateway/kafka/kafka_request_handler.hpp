@@ -31,7 +31,7 @@ struct kafka_reply {
     close,
   };
   kind what = kind::none;
-  kafka::bytes frame;
+  wire::bytes frame;
 };
 
 using kafka_reply_fn = std::function<void(kafka_reply)>;
@@ -49,9 +49,9 @@ struct kafka_request_context {
 };
 
 /// The APIs and versions the listener serves and advertises: every version
-/// the codec speaks (kafka::supported_versions()) of every API that has a
+/// the codec speaks (wire::supported_versions()) of every API that has a
 /// handler.
-const std::vector<kafka::api_version>& kafka_listener_versions();
+const std::vector<wire::api_version>& kafka_listener_versions();
 
 /// True when kafka_listener_versions() lists the key with this version.
 bool kafka_listener_serves(int16_t api_key, int16_t api_version) noexcept;
@@ -62,7 +62,7 @@ struct kafka_session_state;
 /// Answers `body` (decoded with `header`) through `reply`, asynchronously,
 /// from inside the connection's session actor.
 void handle_kafka_request(caf::stateful_actor<kafka_session_state>* self,
-                          const kafka::request_header& header,
-                          kafka::request_body body, kafka_reply_fn reply);
+                          const wire::request_header& header,
+                          wire::request_body body, kafka_reply_fn reply);
 
 } // namespace troupe

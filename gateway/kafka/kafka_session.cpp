@@ -10,8 +10,8 @@ namespace {
 
 /// A request for the session actor: it never leaves the process.
 struct kafka_job {
-  kafka::request_header header;
-  kafka::request_body body;
+  wire::request_header header;
+  wire::request_body body;
   kafka_reply_fn reply;
 };
 
@@ -55,8 +55,7 @@ kafka_session::~kafka_session() {
   caf::anon_send_exit(impl_->actor, caf::exit_reason::user_shutdown);
 }
 
-void kafka_session::submit(kafka::request_header header,
-                           kafka::request_body body,
+void kafka_session::submit(wire::request_header header, wire::request_body body,
                            kafka_reply_fn reply) const {
   caf::anon_send(impl_->actor,
                  kafka_job{std::move(header), std::move(body),

@@ -30,7 +30,7 @@ public:
 
   /// Answers the request through `reply`, called once from a CAF worker
   /// thread (unless the session stops first).
-  void submit(kafka::request_header header, kafka::request_body body,
+  void submit(wire::request_header header, wire::request_body body,
               kafka_reply_fn reply) const;
 
 private:

@@ -43,7 +43,7 @@
 #include "tests/domain/kafka_test_support.hpp"
 
 using namespace troupe;
-using namespace troupe::kafka;
+using namespace troupe::wire;
 using namespace kafka_test;
 
 namespace {

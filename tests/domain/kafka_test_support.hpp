@@ -17,7 +17,7 @@
 
 namespace kafka_test {
 
-using troupe::kafka::bytes;
+using troupe::wire::bytes;
 
 // -- building expected bytes by hand ------------------------------------------
 
@@ -104,27 +104,27 @@ inline bytes no_tags() {
   return {0};
 }
 
-inline bytes uuid_bytes(const troupe::kafka::uuid& x) {
+inline bytes uuid_bytes(const troupe::wire::uuid& x) {
   return cat(
     {i64(static_cast<int64_t>(x.high)), i64(static_cast<int64_t>(x.low))});
 }
 
-inline int16_t key_of(troupe::kafka::api_key key) {
+inline int16_t key_of(troupe::wire::api_key key) {
   return static_cast<int16_t>(key);
 }
 
 // -- encoding with the codec --------------------------------------------------
 
 template <class T>
-using encode_fn = bool (*)(troupe::kafka::writer&, const T&, int16_t);
+using encode_fn = bool (*)(troupe::wire::writer&, const T&, int16_t);
 
 template <class T>
-using decode_fn = std::optional<T> (*)(troupe::kafka::reader&, int16_t);
+using decode_fn = std::optional<T> (*)(troupe::wire::reader&, int16_t);
 
 template <class T>
 bytes encode_body(encode_fn<T> encode, const T& x, int16_t version) {
   bytes buf;
-  troupe::kafka::writer out{buf};
+  troupe::wire::writer out{buf};
   INFO("version " << version);
   REQUIRE(encode(out, x, version));
   return buf;
@@ -133,15 +133,15 @@ bytes encode_body(encode_fn<T> encode, const T& x, int16_t version) {
 /// A whole request frame: size prefix, the header its version calls for,
 /// body.
 template <class T>
-bytes request_frame(troupe::kafka::api_key key, int16_t version,
+bytes request_frame(troupe::wire::api_key key, int16_t version,
                     encode_fn<T> encode, const T& x,
                     int32_t correlation_id = 1) {
   bytes buf;
-  troupe::kafka::writer out{buf};
+  troupe::wire::writer out{buf};
   auto mark = out.begin_frame();
-  REQUIRE(troupe::kafka::encode_request_header(
-    out, troupe::kafka::request_header{key_of(key), version, correlation_id,
-                                       "troupe-test"}));
+  REQUIRE(troupe::wire::encode_request_header(
+    out, troupe::wire::request_header{key_of(key), version, correlation_id,
+                                      "troupe-test"}));
   REQUIRE(encode(out, x, version));
   REQUIRE(out.end_frame(mark));
   return buf;
@@ -154,7 +154,7 @@ template <class T>
 T round_trip(encode_fn<T> encode, decode_fn<T> decode, const T& x,
              int16_t version) {
   auto first = encode_body(encode, x, version);
-  troupe::kafka::reader in{first};
+  troupe::wire::reader in{first};
   auto y = decode(in, version);
   INFO("version " << version << ": " << in.error());
   REQUIRE(y);
@@ -166,7 +166,7 @@ T round_trip(encode_fn<T> encode, decode_fn<T> decode, const T& x,
 /// Decodes `wire` as a whole body of `version`, requiring every byte used.
 template <class T>
 T decode_all(decode_fn<T> decode, const bytes& wire, int16_t version) {
-  troupe::kafka::reader in{wire};
+  troupe::wire::reader in{wire};
   auto y = decode(in, version);
   INFO("version " << version << ": " << in.error());
   REQUIRE(y);
@@ -176,12 +176,12 @@ T decode_all(decode_fn<T> decode, const bytes& wire, int16_t version) {
 
 /// Decodes a response body of any API; false (with the reader's reason)
 /// when it does not decode.
-inline bool decode_response(troupe::kafka::api_key key, int16_t v,
-                            troupe::kafka::reader& in) {
-  using troupe::kafka::api_key;
+inline bool decode_response(troupe::wire::api_key key, int16_t v,
+                            troupe::wire::reader& in) {
+  using troupe::wire::api_key;
 #define TROUPE_TEST_RESPONSE(name)                                             \
   case api_key::name:                                                          \
-    return troupe::kafka::decode_##name##_response(in, v).has_value();
+    return troupe::wire::decode_##name##_response(in, v).has_value();
   switch (key) {
     TROUPE_TEST_RESPONSE(produce)
     TROUPE_TEST_RESPONSE(fetch)
@@ -214,7 +214,7 @@ inline bool decode_response(troupe::kafka::api_key key, int16_t v,
 /// body. Returns whether the request decoded; `error` gets the reason when
 /// not.
 inline bool decode_request_frame(const bytes& stream, std::string& error) {
-  using namespace troupe::kafka;
+  using namespace troupe::wire;
   auto f = decode_frame(stream.data(), stream.size(), 1 << 20);
   if (f.status != frame_status::complete) {
     error = f.status == frame_status::error ? f.error : "need more";

@@ -36,7 +36,7 @@
 #include "domain/kafka/protocol.hpp"
 #include "domain/log/record_batch.hpp"
 
-namespace k = troupe::kafka;
+namespace wire = troupe::wire;
 using troupe::error_code;
 
 namespace {
@@ -217,7 +217,7 @@ public:
     return fd_ >= 0;
   }
 
-  bool send_raw(const k::bytes& buf) {
+  bool send_raw(const wire::bytes& buf) {
     size_t done = 0;
     while (done < buf.size()) {
       auto n = ::send(fd_, buf.data() + done, buf.size() - done, MSG_NOSIGNAL);
@@ -234,14 +234,14 @@ public:
 
   /// Sends a request frame: header v1 then the body in `version`.
   template <class Request, class Encode>
-  int32_t send(k::api_key key, int16_t version, const Request& req,
+  int32_t send(wire::api_key key, int16_t version, const Request& req,
                Encode encode) {
     auto correlation = next_correlation_++;
-    k::bytes buf;
-    k::writer w{buf};
+    wire::bytes buf;
+    wire::writer w{buf};
     auto mark = w.begin_frame();
-    k::encode_request_header(w, {static_cast<int16_t>(key), version,
-                                 correlation, std::string{"wire-test"}});
+    wire::encode_request_header(w, {static_cast<int16_t>(key), version,
+                                    correlation, std::string{"wire-test"}});
     REQUIRE(encode(w, req, version));
     REQUIRE(w.end_frame(mark));
     REQUIRE(send_raw(buf));
@@ -249,9 +249,9 @@ public:
   }
 
   /// Reads one response frame (without its size prefix) into `out`.
-  read_result read_frame(k::bytes& out,
+  read_result read_frame(wire::bytes& out,
                          std::chrono::milliseconds timeout = 40s) {
-    k::bytes size_buf;
+    wire::bytes size_buf;
     if (auto r = read_exact(4, size_buf, timeout); r != read_result::frame)
       return r;
     uint32_t size = (uint32_t{size_buf[0]} << 24)
@@ -263,13 +263,13 @@ public:
 
   /// Reads the response to `correlation` and decodes its body.
   template <class Response, class Decode>
-  Response receive(k::api_key key, int32_t correlation, int16_t version,
+  Response receive(wire::api_key key, int32_t correlation, int16_t version,
                    Decode decode) {
-    k::bytes buf;
+    wire::bytes buf;
     REQUIRE(read_frame(buf) == read_result::frame);
-    k::reader in{buf};
+    wire::reader in{buf};
     auto header =
-      k::decode_response_header(in, static_cast<int16_t>(key), version);
+      wire::decode_response_header(in, static_cast<int16_t>(key), version);
     REQUIRE(header);
     CHECK(header->correlation_id == correlation);
     std::optional<Response> res = decode(in, version);
@@ -279,7 +279,7 @@ public:
   }
 
   template <class Response, class Request, class Encode, class Decode>
-  Response call(k::api_key key, int16_t version, const Request& req,
+  Response call(wire::api_key key, int16_t version, const Request& req,
                 Encode encode, Decode decode) {
     auto c = send(key, version, req, encode);
     return receive<Response>(key, c, version, decode);
@@ -305,7 +305,7 @@ public:
   }
 
 private:
-  read_result read_exact(size_t n, k::bytes& out,
+  read_result read_exact(size_t n, wire::bytes& out,
                          std::chrono::milliseconds timeout) {
     out.resize(n);
     size_t done = 0;
@@ -346,9 +346,9 @@ bool wait_until_serving(const server& s, std::chrono::seconds timeout) {
     }
     connection c{s.port()};
     if (c.ok()) {
-      c.send(k::api_key::api_versions, 0, k::api_versions_request{},
-             k::encode_api_versions_request);
-      k::bytes buf;
+      c.send(wire::api_key::api_versions, 0, wire::api_versions_request{},
+             wire::encode_api_versions_request);
+      wire::bytes buf;
       if (c.read_frame(buf, 5s) == read_result::frame)
         return true;
     }
@@ -378,13 +378,13 @@ server& the_server() {
 bool coordinator_ready(int port, const std::string& group) {
   connection c{port};
   REQUIRE(c.ok());
-  k::offset_commit_request req;
+  wire::offset_commit_request req;
   req.group_id = group;
   req.generation_id = -1;
   req.topics.push_back({"wire-probe", {{0, 0, std::string{}}}});
-  auto res = c.call<k::offset_commit_response>(
-    k::api_key::offset_commit, 2, req, k::encode_offset_commit_request,
-    k::decode_offset_commit_response);
+  auto res = c.call<wire::offset_commit_response>(
+    wire::api_key::offset_commit, 2, req, wire::encode_offset_commit_request,
+    wire::decode_offset_commit_response);
   REQUIRE(res.topics.size() == 1);
   REQUIRE(res.topics[0].partitions.size() == 1);
   auto e = res.topics[0].partitions[0].error;
@@ -400,9 +400,10 @@ int coordinator_port(const std::string& group) {
   REQUIRE(c.ok());
   // The __consumer_offsets partitions may still be electing leaders.
   for (int attempt = 0; attempt < 100; ++attempt) {
-    auto res = c.call<k::find_coordinator_response>(
-      k::api_key::find_coordinator, 0, k::find_coordinator_request{group},
-      k::encode_find_coordinator_request, k::decode_find_coordinator_response);
+    auto res = c.call<wire::find_coordinator_response>(
+      wire::api_key::find_coordinator, 0, wire::find_coordinator_request{group},
+      wire::encode_find_coordinator_request,
+      wire::decode_find_coordinator_response);
     if (res.error == error_code::none && coordinator_ready(res.port, group)) {
       CHECK(res.port >= the_server().port());
       CHECK(res.port < the_server().port() + 3);
@@ -414,19 +415,19 @@ int coordinator_port(const std::string& group) {
   return -1;
 }
 
-k::join_group_request join_request(const std::string& group,
-                                   const std::string& member_id,
-                                   std::vector<std::string> protocols,
-                                   int32_t session_ms = 30000,
-                                   std::string protocol_type = "consumer") {
-  k::join_group_request req;
+wire::join_group_request join_request(const std::string& group,
+                                      const std::string& member_id,
+                                      std::vector<std::string> protocols,
+                                      int32_t session_ms = 30000,
+                                      std::string protocol_type = "consumer") {
+  wire::join_group_request req;
   req.group_id = group;
   req.session_timeout_ms = session_ms;
   req.rebalance_timeout_ms = 30000;
   req.member_id = member_id;
   req.protocol_type = std::move(protocol_type);
   for (auto& p : protocols)
-    req.protocols.push_back({p, k::bytes{1, 2, 3}});
+    req.protocols.push_back({p, wire::bytes{1, 2, 3}});
   return req;
 }
 
@@ -436,16 +437,16 @@ struct member {
     REQUIRE(conn.ok());
   }
 
-  int32_t send_join(const k::join_group_request& req, int16_t version = 1) {
+  int32_t send_join(const wire::join_group_request& req, int16_t version = 1) {
     join_version = version;
-    return conn.send(k::api_key::join_group, version, req,
-                     k::encode_join_group_request);
+    return conn.send(wire::api_key::join_group, version, req,
+                     wire::encode_join_group_request);
   }
 
-  k::join_group_response receive_join(int32_t correlation) {
-    auto res = conn.receive<k::join_group_response>(
-      k::api_key::join_group, correlation, join_version,
-      k::decode_join_group_response);
+  wire::join_group_response receive_join(int32_t correlation) {
+    auto res = conn.receive<wire::join_group_response>(
+      wire::api_key::join_group, correlation, join_version,
+      wire::decode_join_group_response);
     if (res.error == error_code::none) {
       id = res.member_id;
       generation = res.generation_id;
@@ -453,37 +454,38 @@ struct member {
     return res;
   }
 
-  k::join_group_response join(const k::join_group_request& req,
-                              int16_t version = 1) {
+  wire::join_group_response join(const wire::join_group_request& req,
+                                 int16_t version = 1) {
     return receive_join(send_join(req, version));
   }
 
-  k::sync_group_response
+  wire::sync_group_response
   sync(const std::string& group,
-       std::vector<k::sync_group_assignment> assignments = {}) {
-    return conn.call<k::sync_group_response>(
-      k::api_key::sync_group, 0,
-      k::sync_group_request{group, generation, id, std::move(assignments)},
-      k::encode_sync_group_request, k::decode_sync_group_response);
+       std::vector<wire::sync_group_assignment> assignments = {}) {
+    return conn.call<wire::sync_group_response>(
+      wire::api_key::sync_group, 0,
+      wire::sync_group_request{group, generation, id, std::move(assignments)},
+      wire::encode_sync_group_request, wire::decode_sync_group_response);
   }
 
   error_code heartbeat(const std::string& group) {
     return conn
-      .call<k::heartbeat_response>(
-        k::api_key::heartbeat, 0, k::heartbeat_request{group, generation, id},
-        k::encode_heartbeat_request, k::decode_heartbeat_response)
+      .call<wire::heartbeat_response>(
+        wire::api_key::heartbeat, 0,
+        wire::heartbeat_request{group, generation, id},
+        wire::encode_heartbeat_request, wire::decode_heartbeat_response)
       .error;
   }
 
   error_code commit(const std::string& group, int32_t generation_id) {
-    k::offset_commit_request req;
+    wire::offset_commit_request req;
     req.group_id = group;
     req.generation_id = generation_id;
     req.member_id = id;
     req.topics.push_back({"wire-topic", {{0, 42, std::string{}}}});
-    auto res = conn.call<k::offset_commit_response>(
-      k::api_key::offset_commit, 2, req, k::encode_offset_commit_request,
-      k::decode_offset_commit_response);
+    auto res = conn.call<wire::offset_commit_response>(
+      wire::api_key::offset_commit, 2, req, wire::encode_offset_commit_request,
+      wire::decode_offset_commit_response);
     REQUIRE(res.topics.size() == 1);
     REQUIRE(res.topics[0].partitions.size() == 1);
     return res.topics[0].partitions[0].error;
@@ -491,9 +493,9 @@ struct member {
 
   error_code leave(const std::string& group) {
     return conn
-      .call<k::leave_group_response>(
-        k::api_key::leave_group, 0, k::leave_group_request{group, id},
-        k::encode_leave_group_request, k::decode_leave_group_response)
+      .call<wire::leave_group_response>(
+        wire::api_key::leave_group, 0, wire::leave_group_request{group, id},
+        wire::encode_leave_group_request, wire::decode_leave_group_response)
       .error;
   }
 
@@ -507,9 +509,10 @@ struct member {
 size_t described_members(int port, const std::string& group) {
   connection c{port};
   REQUIRE(c.ok());
-  auto res = c.call<k::describe_groups_response>(
-    k::api_key::describe_groups, 0, k::describe_groups_request{{group}},
-    k::encode_describe_groups_request, k::decode_describe_groups_response);
+  auto res = c.call<wire::describe_groups_response>(
+    wire::api_key::describe_groups, 0, wire::describe_groups_request{{group}},
+    wire::encode_describe_groups_request,
+    wire::decode_describe_groups_response);
   REQUIRE(res.groups.size() == 1);
   return res.groups[0].members.size();
 }
@@ -530,19 +533,19 @@ bool still_serving() {
   connection c{the_server().port()};
   if (!c.ok())
     return false;
-  auto res = c.call<k::api_versions_response>(
-    k::api_key::api_versions, 2, k::api_versions_request{},
-    k::encode_api_versions_request, k::decode_api_versions_response);
+  auto res = c.call<wire::api_versions_response>(
+    wire::api_key::api_versions, 2, wire::api_versions_request{},
+    wire::encode_api_versions_request, wire::decode_api_versions_response);
   return res.error == error_code::none && !res.api_keys.empty()
          && the_server().alive();
 }
 
 /// A request frame with a hand-written body after a valid header.
-k::bytes raw_request(int16_t key, int16_t version, const k::bytes& body) {
-  k::bytes buf;
-  k::writer w{buf};
+wire::bytes raw_request(int16_t key, int16_t version, const wire::bytes& body) {
+  wire::bytes buf;
+  wire::writer w{buf};
   auto mark = w.begin_frame();
-  k::encode_request_header(w, {key, version, 7, std::string{"wire-test"}});
+  wire::encode_request_header(w, {key, version, 7, std::string{"wire-test"}});
   for (auto b : body)
     w.i8(static_cast<int8_t>(b));
   w.end_frame(mark);
@@ -553,12 +556,12 @@ k::bytes raw_request(int16_t key, int16_t version, const k::bytes& body) {
 /// with a non-zero error in the first int16 after the header (true of every
 /// response layout this is used with).
 void expect_closed_or_error(connection& c, int16_t key, int16_t version) {
-  k::bytes buf;
+  wire::bytes buf;
   auto r = c.read_frame(buf, 20s);
   REQUIRE(r != read_result::timeout);
   if (r == read_result::frame) {
-    k::reader in{buf};
-    auto header = k::decode_response_header(in, key, version);
+    wire::reader in{buf};
+    auto header = wire::decode_response_header(in, key, version);
     REQUIRE(header);
     int16_t error = 0;
     REQUIRE(in.i16(error));
@@ -581,7 +584,7 @@ TEST_CASE("FindCoordinator names a broker of the node, JoinGroup v0 and v1 "
   CHECK(ja.leader == ja.member_id);
   CHECK(ja.protocol_name == "range");
   REQUIRE(ja.members.size() == 1);
-  REQUIRE(a.sync(group, {{a.id, k::bytes{0xA}}}).error == error_code::none);
+  REQUIRE(a.sync(group, {{a.id, wire::bytes{0xA}}}).error == error_code::none);
   CHECK(a.heartbeat(group) == error_code::none);
 
   // A second member (JoinGroup v1) triggers a rebalance; the first rejoins.
@@ -599,16 +602,17 @@ TEST_CASE("FindCoordinator names a broker of the node, JoinGroup v0 and v1 "
   CHECK(jb.members.empty());
 
   // SyncGroup: the follower's request waits for the leader's assignments.
-  auto cs = b.conn.send(k::api_key::sync_group, 0,
-                        k::sync_group_request{group, b.generation, b.id, {}},
-                        k::encode_sync_group_request);
-  auto sa = a.sync(group, {{a.id, k::bytes{1, 1}}, {b.id, k::bytes{2, 2, 2}}});
-  auto sb = b.conn.receive<k::sync_group_response>(
-    k::api_key::sync_group, cs, 0, k::decode_sync_group_response);
+  auto cs = b.conn.send(wire::api_key::sync_group, 0,
+                        wire::sync_group_request{group, b.generation, b.id, {}},
+                        wire::encode_sync_group_request);
+  auto sa =
+    a.sync(group, {{a.id, wire::bytes{1, 1}}, {b.id, wire::bytes{2, 2, 2}}});
+  auto sb = b.conn.receive<wire::sync_group_response>(
+    wire::api_key::sync_group, cs, 0, wire::decode_sync_group_response);
   CHECK(sa.error == error_code::none);
-  CHECK(sa.assignment == k::bytes{1, 1});
+  CHECK(sa.assignment == wire::bytes{1, 1});
   CHECK(sb.error == error_code::none);
-  CHECK(sb.assignment == k::bytes{2, 2, 2});
+  CHECK(sb.assignment == wire::bytes{2, 2, 2});
   CHECK(b.heartbeat(group) == error_code::none);
   CHECK(b.leave(group) == error_code::none);
   CHECK(a.leave(group) == error_code::none);
@@ -631,15 +635,16 @@ TEST_CASE("heartbeat answers REBALANCE_IN_PROGRESS during a rebalance") {
   REQUIRE(a.join(join_request(group, a.id, {"range"})).error
           == error_code::none);
   REQUIRE(b.receive_join(cb).error == error_code::none);
-  auto cs = b.conn.send(k::api_key::sync_group, 0,
-                        k::sync_group_request{group, b.generation, b.id, {}},
-                        k::encode_sync_group_request);
+  auto cs = b.conn.send(wire::api_key::sync_group, 0,
+                        wire::sync_group_request{group, b.generation, b.id, {}},
+                        wire::encode_sync_group_request);
   REQUIRE(a.sync(group, {{a.id, {}}, {b.id, {}}}).error == error_code::none);
-  REQUIRE(b.conn
-            .receive<k::sync_group_response>(k::api_key::sync_group, cs, 0,
-                                             k::decode_sync_group_response)
-            .error
-          == error_code::none);
+  REQUIRE(
+    b.conn
+      .receive<wire::sync_group_response>(wire::api_key::sync_group, cs, 0,
+                                          wire::decode_sync_group_response)
+      .error
+    == error_code::none);
   CHECK(a.heartbeat(group) == error_code::none);
   CHECK(b.heartbeat(group) == error_code::none);
 }
@@ -660,15 +665,16 @@ TEST_CASE("stale generation commit is fenced with ILLEGAL_GENERATION") {
           == error_code::none);
   REQUIRE(b.receive_join(cb).error == error_code::none);
   REQUIRE(a.generation == first_generation + 1);
-  auto cs = b.conn.send(k::api_key::sync_group, 0,
-                        k::sync_group_request{group, b.generation, b.id, {}},
-                        k::encode_sync_group_request);
+  auto cs = b.conn.send(wire::api_key::sync_group, 0,
+                        wire::sync_group_request{group, b.generation, b.id, {}},
+                        wire::encode_sync_group_request);
   REQUIRE(a.sync(group, {{a.id, {}}, {b.id, {}}}).error == error_code::none);
-  REQUIRE(b.conn
-            .receive<k::sync_group_response>(k::api_key::sync_group, cs, 0,
-                                             k::decode_sync_group_response)
-            .error
-          == error_code::none);
+  REQUIRE(
+    b.conn
+      .receive<wire::sync_group_response>(wire::api_key::sync_group, cs, 0,
+                                          wire::decode_sync_group_response)
+      .error
+    == error_code::none);
 
   CHECK(a.commit(group, first_generation) == error_code::illegal_generation);
   CHECK(b.commit(group, first_generation) == error_code::illegal_generation);
@@ -746,7 +752,7 @@ TEST_CASE("a truncated frame gets no answer and the server keeps serving") {
   auto frame = raw_request(18, 0, {});
   frame[3] = static_cast<uint8_t>(frame[3] + 50); // announces 50 more bytes
   REQUIRE(c.send_raw(frame));
-  k::bytes buf;
+  wire::bytes buf;
   CHECK(c.read_frame(buf, 1s) == read_result::timeout);
   c.shutdown_write();
   CHECK(c.closed_by_peer());
@@ -758,14 +764,14 @@ TEST_CASE("a frame over socket.request.max.bytes closes the connection") {
   REQUIRE(c.ok());
   // The default socket.request.max.bytes is 104857600; only the size prefix
   // is sent, the server must refuse it without waiting for the body.
-  k::bytes prefix;
-  k::writer w{prefix};
+  wire::bytes prefix;
+  wire::writer w{prefix};
   w.i32(104857601);
   REQUIRE(c.send_raw(prefix));
   CHECK(c.closed_by_peer());
   connection d{the_server().port()};
-  k::bytes negative;
-  k::writer wn{negative};
+  wire::bytes negative;
+  wire::writer wn{negative};
   wn.i32(-5);
   REQUIRE(d.send_raw(negative));
   CHECK(d.closed_by_peer());
@@ -794,13 +800,13 @@ TEST_CASE("an unsupported version is refused") {
     connection c{the_server().port()};
     REQUIRE(c.ok());
     REQUIRE(c.send_raw(raw_request(18, 5, {})));
-    k::bytes buf;
+    wire::bytes buf;
     REQUIRE(c.read_frame(buf) == read_result::frame);
-    k::reader in{buf};
-    auto header = k::decode_response_header(in, 18, 5);
+    wire::reader in{buf};
+    auto header = wire::decode_response_header(in, 18, 5);
     REQUIRE(header);
     CHECK(header->correlation_id == 7);
-    auto res = k::decode_api_versions_response(in, 0);
+    auto res = wire::decode_api_versions_response(in, 0);
     REQUIRE(res);
     CHECK(res->error == error_code::unsupported_version);
   }
@@ -812,8 +818,8 @@ TEST_CASE("a negative array length closes the connection or is an error") {
   REQUIRE(c.ok());
   // JoinGroup v1: group "g", session 30000, rebalance 30000, member "",
   // protocol type "consumer", protocols count -5.
-  k::bytes body;
-  k::writer w{body};
+  wire::bytes body;
+  wire::writer w{body};
   w.string("g");
   w.i32(30000);
   w.i32(30000);
@@ -830,16 +836,16 @@ TEST_CASE("a string length past the end of the frame closes the connection "
   connection c{the_server().port()};
   REQUIRE(c.ok());
   // Heartbeat v0 whose group id claims 1000 bytes.
-  k::bytes body;
-  k::writer w{body};
+  wire::bytes body;
+  wire::writer w{body};
   w.i16(1000);
   w.i32(0);
   REQUIRE(c.send_raw(raw_request(12, 0, body)));
   expect_closed_or_error(c, 12, 0);
   // A Metadata v1 whose topic array claims more topics than bytes follow.
   connection d{the_server().port()};
-  k::bytes md;
-  k::writer wm{md};
+  wire::bytes md;
+  wire::writer wm{md};
   wm.i32(1 << 20);
   wm.i16(1);
   REQUIRE(d.send_raw(raw_request(3, 1, md)));
@@ -852,18 +858,18 @@ TEST_CASE("pipelined requests are answered in request order") {
   REQUIRE(c.ok());
   std::vector<int32_t> sent;
   for (int i = 0; i < 5; ++i) {
-    sent.push_back(c.send(k::api_key::metadata, 1, k::metadata_request{},
-                          k::encode_metadata_request));
-    sent.push_back(c.send(k::api_key::api_versions, 0,
-                          k::api_versions_request{},
-                          k::encode_api_versions_request));
+    sent.push_back(c.send(wire::api_key::metadata, 1, wire::metadata_request{},
+                          wire::encode_metadata_request));
+    sent.push_back(c.send(wire::api_key::api_versions, 0,
+                          wire::api_versions_request{},
+                          wire::encode_api_versions_request));
   }
   for (auto correlation : sent) {
-    k::bytes buf;
+    wire::bytes buf;
     REQUIRE(c.read_frame(buf) == read_result::frame);
-    k::reader in{buf};
+    wire::reader in{buf};
     // Both answers have response header v0 (Metadata v1, ApiVersions).
-    auto header = k::decode_response_header(in, 3, 1);
+    auto header = wire::decode_response_header(in, 3, 1);
     REQUIRE(header);
     CHECK(header->correlation_id == correlation);
   }
@@ -875,14 +881,14 @@ TEST_CASE("pipelined requests are answered in request order") {
 namespace {
 
 /// A topic created with CreateTopics v7 (flexible); its id.
-k::uuid create_topic(connection& c, const std::string& name,
-                     int32_t partitions = 3) {
-  k::create_topics_request req;
+wire::uuid create_topic(connection& c, const std::string& name,
+                        int32_t partitions = 3) {
+  wire::create_topics_request req;
   req.topics.push_back({name, partitions, 3, {}, {}});
   req.timeout_ms = 30000;
-  auto res = c.call<k::create_topics_response>(
-    k::api_key::create_topics, 7, req, k::encode_create_topics_request,
-    k::decode_create_topics_response);
+  auto res = c.call<wire::create_topics_response>(
+    wire::api_key::create_topics, 7, req, wire::encode_create_topics_request,
+    wire::decode_create_topics_response);
   REQUIRE(res.topics.size() == 1);
   INFO(res.topics[0].error_message.value_or(""));
   REQUIRE(res.topics[0].error == error_code::none);
@@ -895,17 +901,17 @@ k::uuid create_topic(connection& c, const std::string& name,
 }
 
 /// Metadata v12 (flexible) for one topic by name, no auto-creation.
-k::metadata_response metadata_of(connection& c, const std::string& name) {
-  k::metadata_request req;
-  req.topics = std::vector<k::metadata_request_topic>{{{}, name}};
+wire::metadata_response metadata_of(connection& c, const std::string& name) {
+  wire::metadata_request req;
+  req.topics = std::vector<wire::metadata_request_topic>{{{}, name}};
   req.allow_auto_topic_creation = false;
-  return c.call<k::metadata_response>(k::api_key::metadata, 12, req,
-                                      k::encode_metadata_request,
-                                      k::decode_metadata_response);
+  return c.call<wire::metadata_response>(wire::api_key::metadata, 12, req,
+                                         wire::encode_metadata_request,
+                                         wire::decode_metadata_response);
 }
 
 /// Waits until every partition of `name` has a leader; its metadata then.
-k::metadata_topic await_leaders(connection& c, const std::string& name) {
+wire::metadata_topic await_leaders(connection& c, const std::string& name) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     auto md = metadata_of(c, name);
     REQUIRE(md.topics.size() == 1);
@@ -922,7 +928,7 @@ k::metadata_topic await_leaders(connection& c, const std::string& name) {
 }
 
 /// The leader's port of partition 0 of `t`.
-int leader_port(const k::metadata_topic& t) {
+int leader_port(const wire::metadata_topic& t) {
   for (auto& p : t.partitions)
     if (p.partition_index == 0)
       return the_server().port() + p.leader_id;
@@ -934,15 +940,15 @@ int leader_port(const k::metadata_topic& t) {
 /// names a leader as soon as the controller elects it, before that
 /// broker's replica has taken the role (a client retries
 /// NOT_LEADER_OR_FOLLOWER meanwhile).
-void await_leader_serving(const k::metadata_topic& t) {
+void await_leader_serving(const wire::metadata_topic& t) {
   connection c{leader_port(t)};
   REQUIRE(c.ok());
-  k::list_offsets_request req;
-  req.topics = {{*t.name, {{0, k::latest_timestamp, -1}}}};
+  wire::list_offsets_request req;
+  req.topics = {{*t.name, {{0, wire::latest_timestamp, -1}}}};
   for (int attempt = 0; attempt < 100; ++attempt) {
-    auto res = c.call<k::list_offsets_response>(
-      k::api_key::list_offsets, 7, req, k::encode_list_offsets_request,
-      k::decode_list_offsets_response);
+    auto res = c.call<wire::list_offsets_response>(
+      wire::api_key::list_offsets, 7, req, wire::encode_list_offsets_request,
+      wire::decode_list_offsets_response);
     REQUIRE(res.topics.size() == 1);
     if (res.topics[0].partitions.at(0).error == error_code::none)
       return;
@@ -957,28 +963,28 @@ TEST_CASE("ApiVersions v3 lists every version from Kafka 4.0's baseline to "
           "its newest, flexible ones included") {
   connection c{the_server().port()};
   REQUIRE(c.ok());
-  k::api_versions_request req{"troupe-wire-test", "1.0"};
-  auto res = c.call<k::api_versions_response>(k::api_key::api_versions, 3, req,
-                                              k::encode_api_versions_request,
-                                              k::decode_api_versions_response);
+  wire::api_versions_request req{"troupe-wire-test", "1.0"};
+  auto res = c.call<wire::api_versions_response>(
+    wire::api_key::api_versions, 3, req, wire::encode_api_versions_request,
+    wire::decode_api_versions_response);
   REQUIRE(res.error == error_code::none);
-  auto max_of = [&](k::api_key key) {
+  auto max_of = [&](wire::api_key key) {
     for (auto& a : res.api_keys)
       if (a.api_key == static_cast<int16_t>(key))
         return a.max_version;
     return int16_t{-1};
   };
-  CHECK(max_of(k::api_key::produce) == 12);
-  CHECK(max_of(k::api_key::fetch) == 17);
-  CHECK(max_of(k::api_key::metadata) == 13);
-  CHECK(max_of(k::api_key::join_group) == 9);
-  CHECK(max_of(k::api_key::delete_topics) == 6);
-  CHECK(max_of(k::api_key::init_producer_id) == 5);
-  CHECK(max_of(k::api_key::describe_cluster) == 2);
+  CHECK(max_of(wire::api_key::produce) == 12);
+  CHECK(max_of(wire::api_key::fetch) == 17);
+  CHECK(max_of(wire::api_key::metadata) == 13);
+  CHECK(max_of(wire::api_key::join_group) == 9);
+  CHECK(max_of(wire::api_key::delete_topics) == 6);
+  CHECK(max_of(wire::api_key::init_producer_id) == 5);
+  CHECK(max_of(wire::api_key::describe_cluster) == 2);
   // A client software name outside KIP-511's pattern is INVALID_REQUEST.
-  auto bad = c.call<k::api_versions_response>(
-    k::api_key::api_versions, 3, k::api_versions_request{"-bad", "1"},
-    k::encode_api_versions_request, k::decode_api_versions_response);
+  auto bad = c.call<wire::api_versions_response>(
+    wire::api_key::api_versions, 3, wire::api_versions_request{"-bad", "1"},
+    wire::encode_api_versions_request, wire::decode_api_versions_response);
   CHECK(bad.error == error_code::invalid_request);
 }
 
@@ -989,22 +995,22 @@ TEST_CASE("DeleteTopics removes a topic by id and by name; unknown ones get "
   auto id = create_topic(c, "wire-delete-by-id");
   create_topic(c, "wire-delete-by-name");
   // Metadata v12 finds the topic by its id.
-  k::metadata_request by_id;
-  by_id.topics = std::vector<k::metadata_request_topic>{{id, std::nullopt}};
-  auto md = c.call<k::metadata_response>(k::api_key::metadata, 12, by_id,
-                                         k::encode_metadata_request,
-                                         k::decode_metadata_response);
+  wire::metadata_request by_id;
+  by_id.topics = std::vector<wire::metadata_request_topic>{{id, std::nullopt}};
+  auto md = c.call<wire::metadata_response>(wire::api_key::metadata, 12, by_id,
+                                            wire::encode_metadata_request,
+                                            wire::decode_metadata_response);
   REQUIRE(md.topics.size() == 1);
   CHECK(md.topics[0].name == "wire-delete-by-id");
   CHECK(md.cluster_id);
-  k::delete_topics_request del;
+  wire::delete_topics_request del;
   del.topics = {{std::nullopt, id},
                 {std::string{"wire-delete-by-name"}, {}},
-                {std::nullopt, k::uuid{7, 7}}};
+                {std::nullopt, wire::uuid{7, 7}}};
   del.timeout_ms = 30000;
-  auto res = c.call<k::delete_topics_response>(
-    k::api_key::delete_topics, 6, del, k::encode_delete_topics_request,
-    k::decode_delete_topics_response);
+  auto res = c.call<wire::delete_topics_response>(
+    wire::api_key::delete_topics, 6, del, wire::encode_delete_topics_request,
+    wire::decode_delete_topics_response);
   REQUIRE(res.responses.size() == 3);
   CHECK(res.responses[0].error == error_code::none);
   CHECK(res.responses[0].name == "wire-delete-by-id");
@@ -1013,17 +1019,17 @@ TEST_CASE("DeleteTopics removes a topic by id and by name; unknown ones get "
   CHECK_FALSE(res.responses[2].name);
   CHECK(metadata_of(c, "wire-delete-by-id").topics.at(0).error
         == error_code::unknown_topic_or_partition);
-  auto gone = c.call<k::metadata_response>(k::api_key::metadata, 12, by_id,
-                                           k::encode_metadata_request,
-                                           k::decode_metadata_response);
+  auto gone = c.call<wire::metadata_response>(
+    wire::api_key::metadata, 12, by_id, wire::encode_metadata_request,
+    wire::decode_metadata_response);
   REQUIRE(gone.topics.size() == 1);
   CHECK(gone.topics[0].error == error_code::unknown_topic_id);
   // v5: by name only.
-  k::delete_topics_request old;
+  wire::delete_topics_request old;
   old.topic_names = {"wire-never-created"};
-  auto res5 = c.call<k::delete_topics_response>(
-    k::api_key::delete_topics, 5, old, k::encode_delete_topics_request,
-    k::decode_delete_topics_response);
+  auto res5 = c.call<wire::delete_topics_response>(
+    wire::api_key::delete_topics, 5, old, wire::encode_delete_topics_request,
+    wire::decode_delete_topics_response);
   REQUIRE(res5.responses.size() == 1);
   CHECK(res5.responses[0].error == error_code::unknown_topic_or_partition);
 }
@@ -1033,20 +1039,22 @@ TEST_CASE("DescribeConfigs answers a topic's and a broker's settings by "
   connection c{the_server().port()};
   REQUIRE(c.ok());
   create_topic(c, "wire-configs");
-  k::describe_configs_request req;
+  wire::describe_configs_request req;
   req.resources = {
-    {k::config_resource_topic, "wire-configs", std::nullopt},
-    {k::config_resource_broker, "0",
+    {wire::config_resource_topic, "wire-configs", std::nullopt},
+    {wire::config_resource_broker, "0",
      std::vector<std::string>{"broker.id", "num.partitions"}},
-    {k::config_resource_broker, "7", std::nullopt},
-    {k::config_resource_topic, "wire-no-such-topic", std::nullopt},
+    {wire::config_resource_broker, "7", std::nullopt},
+    {wire::config_resource_topic, "wire-no-such-topic", std::nullopt},
     {99, "x", std::nullopt}};
   req.include_synonyms = true;
-  auto res = c.call<k::describe_configs_response>(
-    k::api_key::describe_configs, 4, req, k::encode_describe_configs_request,
-    k::decode_describe_configs_response);
+  auto res = c.call<wire::describe_configs_response>(
+    wire::api_key::describe_configs, 4, req,
+    wire::encode_describe_configs_request,
+    wire::decode_describe_configs_response);
   REQUIRE(res.results.size() == 5);
-  auto value = [](const k::describe_configs_result& r, const std::string& n) {
+  auto value = [](const wire::describe_configs_result& r,
+                  const std::string& n) {
     for (auto& e : r.configs)
       if (e.name == n) {
         CHECK(e.read_only);
@@ -1070,11 +1078,12 @@ TEST_CASE("DescribeCluster lists the brokers, the controller and the "
           "cluster id; a controller endpoint is MISMATCHED_ENDPOINT_TYPE") {
   connection c{the_server().port()};
   REQUIRE(c.ok());
-  k::describe_cluster_request req;
+  wire::describe_cluster_request req;
   req.include_cluster_authorized_operations = true;
-  auto res = c.call<k::describe_cluster_response>(
-    k::api_key::describe_cluster, 1, req, k::encode_describe_cluster_request,
-    k::decode_describe_cluster_response);
+  auto res = c.call<wire::describe_cluster_response>(
+    wire::api_key::describe_cluster, 1, req,
+    wire::encode_describe_cluster_request,
+    wire::decode_describe_cluster_response);
   CHECK(res.error == error_code::none);
   CHECK(res.brokers.size() == 3);
   CHECK(res.controller_id >= 0);
@@ -1083,10 +1092,11 @@ TEST_CASE("DescribeCluster lists the brokers, the controller and the "
   // The same cluster id as Metadata's.
   auto md = metadata_of(c, "__consumer_offsets");
   CHECK(md.cluster_id == res.cluster_id);
-  req.endpoint_type = k::endpoint_type_controllers;
-  auto wrong = c.call<k::describe_cluster_response>(
-    k::api_key::describe_cluster, 1, req, k::encode_describe_cluster_request,
-    k::decode_describe_cluster_response);
+  req.endpoint_type = wire::endpoint_type_controllers;
+  auto wrong = c.call<wire::describe_cluster_response>(
+    wire::api_key::describe_cluster, 1, req,
+    wire::encode_describe_cluster_request,
+    wire::decode_describe_cluster_response);
   CHECK(wrong.error == error_code::mismatched_endpoint_type);
 }
 
@@ -1097,33 +1107,35 @@ TEST_CASE("InitProducerId hands out producer ids; a retried idempotent "
   auto id = create_topic(c, "wire-idempotent", 1);
   auto leader = await_leaders(c, "wire-idempotent");
   await_leader_serving(leader);
-  k::init_producer_id_request init;
-  auto pid = c.call<k::init_producer_id_response>(
-    k::api_key::init_producer_id, 4, init, k::encode_init_producer_id_request,
-    k::decode_init_producer_id_response);
+  wire::init_producer_id_request init;
+  auto pid = c.call<wire::init_producer_id_response>(
+    wire::api_key::init_producer_id, 4, init,
+    wire::encode_init_producer_id_request,
+    wire::decode_init_producer_id_response);
   REQUIRE(pid.error == error_code::none);
   CHECK(pid.producer_id >= 0);
   CHECK(pid.producer_epoch == 0);
   init.transactional_id = "tx";
   init.transaction_timeout_ms = 60000;
-  auto tx = c.call<k::init_producer_id_response>(
-    k::api_key::init_producer_id, 5, init, k::encode_init_producer_id_request,
-    k::decode_init_producer_id_response);
+  auto tx = c.call<wire::init_producer_id_response>(
+    wire::api_key::init_producer_id, 5, init,
+    wire::encode_init_producer_id_request,
+    wire::decode_init_producer_id_response);
   CHECK(tx.error == error_code::transactional_id_authorization_failed);
   // Produce v9 (flexible) the same batch twice: one copy, one offset.
   connection p{leader_port(leader)};
   REQUIRE(p.ok());
-  troupe::record r{std::nullopt, k::bytes{'x'}, 1000, {}};
+  troupe::record r{std::nullopt, wire::bytes{'x'}, 1000, {}};
   auto batch =
     troupe::encode_batch(0, 0, {r, r}, pid.producer_id, pid.producer_epoch, 0);
-  k::produce_request produce;
+  wire::produce_request produce;
   produce.acks = -1;
   produce.timeout_ms = 30000;
   produce.topics = {{"wire-idempotent", {{0, batch}}}};
   for (int attempt = 0; attempt < 2; ++attempt) {
-    auto res = p.call<k::produce_response>(k::api_key::produce, 9, produce,
-                                           k::encode_produce_request,
-                                           k::decode_produce_response);
+    auto res = p.call<wire::produce_response>(
+      wire::api_key::produce, 9, produce, wire::encode_produce_request,
+      wire::decode_produce_response);
     REQUIRE(res.responses.size() == 1);
     auto& part = res.responses[0].partitions.at(0);
     CHECK(part.error == error_code::none);
@@ -1132,20 +1144,20 @@ TEST_CASE("InitProducerId hands out producer ids; a retried idempotent "
   // A sequence gap is refused with Kafka's message (v8+).
   auto gap = troupe::encode_batch(0, 0, {r}, pid.producer_id, 0, 9);
   produce.topics = {{"wire-idempotent", {{0, gap}}}};
-  auto refused = p.call<k::produce_response>(k::api_key::produce, 9, produce,
-                                             k::encode_produce_request,
-                                             k::decode_produce_response);
+  auto refused = p.call<wire::produce_response>(
+    wire::api_key::produce, 9, produce, wire::encode_produce_request,
+    wire::decode_produce_response);
   auto& rp = refused.responses.at(0).partitions.at(0);
   CHECK(rp.error == error_code::out_of_order_sequence_number);
   CHECK(rp.error_message);
   // Fetch v17 (by topic id) reads the two records once.
-  k::fetch_request fetch;
+  wire::fetch_request fetch;
   fetch.max_wait_ms = 100;
   fetch.min_bytes = 1;
   fetch.topics = {{"", {{0, 0, 1 << 20}}, id}};
-  auto f = p.call<k::fetch_response>(k::api_key::fetch, 17, fetch,
-                                     k::encode_fetch_request,
-                                     k::decode_fetch_response);
+  auto f = p.call<wire::fetch_response>(wire::api_key::fetch, 17, fetch,
+                                        wire::encode_fetch_request,
+                                        wire::decode_fetch_response);
   REQUIRE(f.responses.size() == 1);
   CHECK(f.responses[0].topic_id == id);
   auto& fp = f.responses[0].partitions.at(0);
@@ -1155,18 +1167,18 @@ TEST_CASE("InitProducerId hands out producer ids; a retried idempotent "
   REQUIRE(records);
   CHECK(records->size() == 2);
   // An unknown topic id: UNKNOWN_TOPIC_ID.
-  fetch.topics = {{"", {{0, 0, 1 << 20}}, k::uuid{5, 5}}};
-  auto unknown = p.call<k::fetch_response>(k::api_key::fetch, 17, fetch,
-                                           k::encode_fetch_request,
-                                           k::decode_fetch_response);
+  fetch.topics = {{"", {{0, 0, 1 << 20}}, wire::uuid{5, 5}}};
+  auto unknown = p.call<wire::fetch_response>(wire::api_key::fetch, 17, fetch,
+                                              wire::encode_fetch_request,
+                                              wire::decode_fetch_response);
   CHECK(unknown.responses.at(0).partitions.at(0).error
         == error_code::unknown_topic_id);
   // An incremental fetch names a session troupe does not have.
   fetch.session_id = 42;
   fetch.session_epoch = 1;
-  auto session = p.call<k::fetch_response>(k::api_key::fetch, 17, fetch,
-                                           k::encode_fetch_request,
-                                           k::decode_fetch_response);
+  auto session = p.call<wire::fetch_response>(wire::api_key::fetch, 17, fetch,
+                                              wire::encode_fetch_request,
+                                              wire::decode_fetch_response);
   CHECK(session.error == error_code::fetch_session_id_not_found);
 }
 
@@ -1188,28 +1200,29 @@ TEST_CASE("a flexible JoinGroup v9 needs a member id first (KIP-394), then "
   CHECK(joined.protocol_name == "range");
   CHECK(joined.protocol_type == "consumer");
   REQUIRE(joined.members.size() == 1);
-  k::sync_group_request sync{
-    group, a.generation, a.id, {{a.id, k::bytes{4, 2}}}};
+  wire::sync_group_request sync{
+    group, a.generation, a.id, {{a.id, wire::bytes{4, 2}}}};
   sync.protocol_type = "consumer";
   sync.protocol_name = "range";
-  auto synced = a.conn.call<k::sync_group_response>(
-    k::api_key::sync_group, 5, sync, k::encode_sync_group_request,
-    k::decode_sync_group_response);
+  auto synced = a.conn.call<wire::sync_group_response>(
+    wire::api_key::sync_group, 5, sync, wire::encode_sync_group_request,
+    wire::decode_sync_group_response);
   CHECK(synced.error == error_code::none);
-  CHECK(synced.assignment == k::bytes{4, 2});
+  CHECK(synced.assignment == wire::bytes{4, 2});
   CHECK(synced.protocol_name == "range");
   CHECK(synced.protocol_type == "consumer");
-  auto beat = a.conn.call<k::heartbeat_response>(
-    k::api_key::heartbeat, 4, k::heartbeat_request{group, a.generation, a.id},
-    k::encode_heartbeat_request, k::decode_heartbeat_response);
+  auto beat = a.conn.call<wire::heartbeat_response>(
+    wire::api_key::heartbeat, 4,
+    wire::heartbeat_request{group, a.generation, a.id},
+    wire::encode_heartbeat_request, wire::decode_heartbeat_response);
   CHECK(beat.error == error_code::none);
   // LeaveGroup v5: a batch of one member, with a reason.
-  k::leave_group_request leave;
+  wire::leave_group_request leave;
   leave.group_id = group;
   leave.members = {{a.id, std::nullopt, std::string{"done"}}};
-  auto left = a.conn.call<k::leave_group_response>(
-    k::api_key::leave_group, 5, leave, k::encode_leave_group_request,
-    k::decode_leave_group_response);
+  auto left = a.conn.call<wire::leave_group_response>(
+    wire::api_key::leave_group, 5, leave, wire::encode_leave_group_request,
+    wire::decode_leave_group_response);
   CHECK(left.error == error_code::none);
   REQUIRE(left.members.size() == 1);
   CHECK(left.members[0].error == error_code::none);
@@ -1221,13 +1234,13 @@ TEST_CASE("OffsetFetch v8 answers several groups at once (KIP-709)") {
   auto commit = [](const std::string& group, int64_t offset) {
     connection c{coordinator_port(group)};
     REQUIRE(c.ok());
-    k::offset_commit_request req;
+    wire::offset_commit_request req;
     req.group_id = group;
     req.generation_id = -1;
     req.topics.push_back({"wire-topic", {{0, offset, std::string{"m"}}}});
-    auto res = c.call<k::offset_commit_response>(
-      k::api_key::offset_commit, 9, req, k::encode_offset_commit_request,
-      k::decode_offset_commit_response);
+    auto res = c.call<wire::offset_commit_response>(
+      wire::api_key::offset_commit, 9, req, wire::encode_offset_commit_request,
+      wire::decode_offset_commit_response);
     REQUIRE(res.topics.at(0).partitions.at(0).error == error_code::none);
   };
   commit(g1, 11);
@@ -1237,16 +1250,16 @@ TEST_CASE("OffsetFetch v8 answers several groups at once (KIP-709)") {
   auto port = coordinator_port(g1);
   connection c{port};
   REQUIRE(c.ok());
-  k::offset_fetch_request req;
+  wire::offset_fetch_request req;
   for (auto& g : {g1, g2}) {
-    k::offset_fetch_group group;
+    wire::offset_fetch_group group;
     group.group_id = g;
-    group.topics = std::vector<k::offset_fetch_topic>{{"wire-topic", {0}}};
+    group.topics = std::vector<wire::offset_fetch_topic>{{"wire-topic", {0}}};
     req.groups.push_back(group);
   }
-  auto res = c.call<k::offset_fetch_response>(k::api_key::offset_fetch, 8, req,
-                                              k::encode_offset_fetch_request,
-                                              k::decode_offset_fetch_response);
+  auto res = c.call<wire::offset_fetch_response>(
+    wire::api_key::offset_fetch, 8, req, wire::encode_offset_fetch_request,
+    wire::decode_offset_fetch_response);
   REQUIRE(res.groups.size() == 2);
   CHECK(res.groups[0].group_id == g1);
   CHECK(res.groups[0].error == error_code::none);
@@ -1266,8 +1279,8 @@ TEST_CASE("malformed flexible requests close the connection and the server "
     // JoinGroup v9: a compact group id that claims 1000 bytes.
     connection c{the_server().port()};
     REQUIRE(c.ok());
-    k::bytes body;
-    k::writer w{body};
+    wire::bytes body;
+    wire::writer w{body};
     w.unsigned_varint(1001);
     w.string("g");
     REQUIRE(c.send_raw(raw_request(11, 9, body)));
@@ -1278,8 +1291,8 @@ TEST_CASE("malformed flexible requests close the connection and the server "
     // end of the frame.
     connection c{the_server().port()};
     REQUIRE(c.ok());
-    k::bytes body;
-    k::writer w{body};
+    wire::bytes body;
+    wire::writer w{body};
     w.compact_array_size(0); // topics: none
     w.boolean(false);        // allow_auto_topic_creation
     w.boolean(false);        // include_topic_authorized_operations
@@ -1293,8 +1306,8 @@ TEST_CASE("malformed flexible requests close the connection and the server "
     // Fetch v17 cut off in its topics array.
     connection c{the_server().port()};
     REQUIRE(c.ok());
-    k::bytes body;
-    k::writer w{body};
+    wire::bytes body;
+    wire::writer w{body};
     w.i32(500);
     w.i32(1);
     w.i32(1 << 20);

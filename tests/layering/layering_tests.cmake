@@ -20,3 +20,10 @@ add_test(NAME "layering: actor messages carry the domain's enums, no string wher
                  ${CMAKE_SOURCE_DIR})
 set_tests_properties("layering: actor messages carry the domain's enums, no string where the domain has an enum (state, role, phase, group type)"
                      PROPERTIES TIMEOUT 60)
+
+add_test(NAME "layering: one name per concept: the Kafka wire structs are spelled wire::, never pulled into troupe:: by a using-directive outside the codec's tests"
+         COMMAND ${Python3_EXECUTABLE}
+                 ${CMAKE_SOURCE_DIR}/tests/layering/wire_names.py
+                 ${CMAKE_SOURCE_DIR})
+set_tests_properties("layering: one name per concept: the Kafka wire structs are spelled wire::, never pulled into troupe:: by a using-directive outside the codec's tests"
+                     PROPERTIES TIMEOUT 60)
