@@ -1,9 +1,10 @@
 #pragma once
 
 // Where a client-side consumer stands in its group, as consumer_status
-// reports it: troupe's consumer of the classic protocol (actors/consumer)
-// and KIP-848's group member (actors/consumer_group_member, whose phase is
-// the domain's member_phase, Kafka's MemberState). The names, lower case,
+// reports it: troupe's consumer of the classic protocol
+// (client/consumer.cpp) and KIP-848's group member
+// (client/consumer_group_member.cpp, whose phase is the domain's
+// member_phase, Kafka's MemberState). The names, lower case,
 // are for the edges (REST/JSON, logs) only.
 
 #include <cstdint>

@@ -6,17 +6,17 @@
 //   2. auto.commit.enable commits what the previous poll returned;
 //   3. positions not known yet start at the committed offset, else at
 //      auto.offset.reset; seekToBeginning / seekToEnd resolve by ListOffsets;
-//   4. a long-poll fetch from every partition's leader; the first answer
-//      with records wins and moves that partition's position.
+//   4. a long-poll fetch from every partition's leader (client/fetcher.hpp);
+//      the first answer with records wins and moves that partition's
+//      position.
 
 #include <algorithm>
 
 #include "actors/ask.hpp"
 #include "actors/clock.hpp"
 #include "client/coordinator_lookup.hpp"
+#include "client/fetcher.hpp"
 #include "domain/base64.hpp"
-#include "domain/log/record_batch.hpp"
-#include "domain/log/record_batches.hpp"
 #include "gateway/rest/errors.hpp"
 #include "gateway/rest/instance_state.hpp"
 #include "gateway/rest/json.hpp"
@@ -31,9 +31,6 @@ using std::chrono::milliseconds;
 /// How long a poll waits before looking again (no assignment yet, no
 /// leader, a position being reset).
 constexpr int64_t retry_ms = 100;
-/// Fetch at most this much per partition (Kafka's
-/// max.partition.fetch.bytes).
-constexpr int32_t max_partition_fetch_bytes = 1048576;
 
 void step(registry_ptr self, uint64_t id);
 
@@ -102,35 +99,37 @@ std::string embedded(embedded_format f,
   return json_quote(bytes);
 }
 
-/// The records of one fetch answer from `from` on, as REST Proxy's
-/// {Json,Binary}ConsumerRecord, at most `max_bytes` of keys and values
-/// (at least one record). `last` gets the last offset included.
-std::string records_json(const topic_partition& tp, const fetch_response& res,
-                         int64_t from, embedded_format f, int64_t max_bytes,
-                         int64_t& last) {
+/// Fetched records as REST Proxy's {Json,Binary}ConsumerRecord, comma
+/// separated.
+std::string records_json(const std::vector<client::fetched_records>& fetched,
+                         embedded_format f) {
   std::string out;
-  int64_t size = 0;
-  for (auto& batch : record_batches{res.records}) {
-    if (auto recs = batch.records())
-      for (auto& r : *recs) {
-        if (r.offset < from)
-          continue;
-        auto bytes = static_cast<int64_t>((r.key ? r.key->size() : 0)
-                                          + (r.value ? r.value->size() : 0));
-        if (!out.empty() && max_bytes >= 0 && size + bytes > max_bytes)
-          return out;
-        size += bytes;
-        if (!out.empty())
-          out += ',';
-        out += "{\"topic\":" + json_quote(tp.topic) + ",\"key\":"
-               + embedded(f, r.key) + ",\"value\":" + embedded(f, r.value)
-               + ",\"partition\":" + std::to_string(tp.partition)
-               + ",\"offset\":" + std::to_string(r.offset) + "}";
-        last = r.offset;
-      }
-  }
+  for (auto& got : fetched)
+    for (auto& r : got.records) {
+      if (!out.empty())
+        out += ',';
+      out += "{\"topic\":" + json_quote(got.partition.topic) + ",\"key\":"
+             + embedded(f, r.key) + ",\"value\":" + embedded(f, r.value)
+             + ",\"partition\":" + std::to_string(got.partition.partition)
+             + ",\"offset\":" + std::to_string(r.offset) + "}";
+    }
   return out;
 }
+
+/// The fetcher's way into the cluster from the registry
+/// (client/fetcher.hpp's Io): leaders' handles from the cluster view, asks
+/// from the registry actor.
+struct registry_fetch_io {
+  registry_ptr self;
+
+  broker_actor broker(int32_t id) const {
+    return self->state.cluster->broker(id);
+  }
+  void fetch(broker_actor to, fetch_request req, milliseconds timeout,
+             std::function<void(caf::expected<fetch_response>)> k) const {
+    ask<fetch_response>(self, to, timeout, std::move(req), std::move(k));
+  }
+};
 
 /// Step 4: a long-poll fetch from every leader; the first records win.
 void fetch(registry_ptr self, uint64_t id, uint64_t epoch,
@@ -139,60 +138,17 @@ void fetch(registry_ptr self, uint64_t id, uint64_t epoch,
   auto* ctx = find_poll(self, id);
   if (!ctx)
     return;
-  auto& st = self->state;
   auto left = std::max<int64_t>(0, ctx->deadline_ms - now_ms(self));
-  std::vector<std::pair<broker_actor, fetch_request>> reqs;
-  std::vector<partition_position> asked;
-  for (auto& p : positions) {
-    if (p.offset < 0)
-      continue;
-    fetch_request fr;
-    fr.partition = p.partition;
-    fr.offset = p.offset;
-    fr.max_bytes = max_partition_fetch_bytes;
-    if (ctx->max_bytes > 0 && ctx->max_bytes < fr.max_bytes)
-      fr.max_bytes = static_cast<int32_t>(ctx->max_bytes);
-    fr.max_wait_ms = static_cast<int32_t>(left);
-    fr.min_bytes = 1;
-    reqs.emplace_back(st.cluster->broker(leaders[p.partition]), fr);
-    asked.push_back(p);
-  }
-  if (reqs.empty())
-    return wait_or_finish(self, id);
-  struct outcome {
-    int winner = -1;
-    std::string body;
-    int64_t last = -1;
-    std::vector<partition_position> resets;
-  };
-  auto out = std::make_shared<outcome>();
+  client::fetch_settings settings;
+  settings.max_wait = milliseconds{left};
+  settings.min_bytes = 1;
+  settings.max_bytes = ctx->max_bytes;
+  settings.reset_to = ctx->reset_to;
+  settings.request_timeout = milliseconds{left} + edge_request_timeout;
   auto format = ctx->format;
-  auto max_bytes = ctx->max_bytes;
-  auto reset = ctx->reset_to;
-  ask_each<fetch_response>(
-    self, std::move(reqs), milliseconds{left} + edge_request_timeout,
-    [out, asked, format, max_bytes, reset](size_t i,
-                                           caf::expected<fetch_response>& r) {
-      if (!r)
-        return false;
-      if (r->error == error_code::offset_out_of_range) {
-        // Kafka: an out-of-range position resets by auto.offset.reset.
-        out->resets.push_back({asked[i].partition, reset});
-        return false;
-      }
-      if (r->error != error_code::none)
-        return false;
-      int64_t last = -1;
-      auto body = records_json(asked[i].partition, *r, asked[i].offset, format,
-                               max_bytes, last);
-      if (body.empty())
-        return false;
-      out->winner = static_cast<int>(i);
-      out->body = std::move(body);
-      out->last = last;
-      return true;
-    },
-    [self, id, epoch, out, asked]() {
+  auto sent = client::send_fetches(
+    registry_fetch_io{self}, positions, leaders, settings,
+    [self, id, epoch, format](client::fetch_result got) {
       auto* ctx = find_poll(self, id);
       if (!ctx)
         return;
@@ -200,20 +156,20 @@ void fetch(registry_ptr self, uint64_t id, uint64_t epoch,
       // Someone sought, reassigned or read first: what we read is stale.
       if (!inst || inst->position_epoch != epoch || !inst->consumer)
         return finish_empty(self, id);
-      std::vector<partition_position> moves = out->resets;
-      if (out->winner >= 0)
-        moves.push_back(
-          {asked[static_cast<size_t>(out->winner)].partition, out->last + 1});
+      auto moves = got.next_positions();
       if (!moves.empty()) {
         ++inst->position_epoch;
         tell(self, inst->consumer, consumer_seek{moves});
       }
-      if (out->winner >= 0)
+      if (!got.fetched.empty())
         return finish(
           self, id,
-          json_response("[" + out->body + "]", media_type_of(ctx->format)));
+          json_response("[" + records_json(got.fetched, format) + "]",
+                        media_type_of(ctx->format)));
       wait_or_finish(self, id);
     });
+  if (sent == 0)
+    wait_or_finish(self, id);
 }
 
 /// Step 3: positions not known yet, and seeks to the beginning or end.
