@@ -405,8 +405,12 @@ void join(consumer_ptr self) {
         if (epoch != self->state.join_epoch)
           return;
         // With delegation the group's coordinator answers directly: talk
-        // to it from now on.
-        if (r.error == error_code::none)
+        // to it from now on. MEMBER_ID_REQUIRED (KIP-394) comes from the
+        // coordinator too, so the JoinGroup that carries the new member id
+        // goes straight to it instead of through the broker and its group
+        // service again.
+        if (r.error == error_code::none
+            || r.error == error_code::member_id_required)
           if (auto sender = self->current_sender())
             self->state.group = caf::actor_cast<group_protocol_actor>(sender);
         on_join(self, r);

@@ -109,7 +109,7 @@ TEST_CASE("a deleted topic is gone from the metadata and its replicas and "
   CHECK(read.get().log_end_offset == 0);
 }
 
-TEST_CASE("DeleteTopics by topic id; an unknown id is UNKNOWN_TOPIC_ID and "
+TEST_CASE("DeleteTopics by topic id, an unknown id is UNKNOWN_TOPIC_ID and "
           "an unknown name UNKNOWN_TOPIC_OR_PARTITION") {
   admin_fixture fx;
   fx.create("by-id", 1);

@@ -244,7 +244,7 @@ TEST_CASE("offset commits to a consumer group carry the member epoch as "
 }
 
 TEST_CASE("ConsumerGroupDescribe answers consumer groups and refuses classic "
-          "and unknown ones; DescribeGroups sees a consumer group as Dead") {
+          "and unknown ones, DescribeGroups sees a consumer group as Dead") {
   routing_fixture fx;
   REQUIRE(fx.heartbeat(fx.coordinator("cg"), fx.joining("cg", "m1")).error
           == error_code::none);

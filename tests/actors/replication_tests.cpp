@@ -185,7 +185,7 @@ TEST_CASE("a live follower that stops fetching leaves the ISR only after "
 }
 
 TEST_CASE("the high watermark waits for a live follower still in the ISR "
-          "that stopped fetching; consumers never read past it") {
+          "that stopped fetching, consumers never read past it") {
   cluster_fixture fx;
   auto follower = fx.followers().front();
   fx.hang(follower);
@@ -232,7 +232,7 @@ TEST_CASE("acks=all fails with NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR "
   CHECK(fx.produce({"c"}, 1).get().error == error_code::none);
 }
 
-TEST_CASE("stopping a follower broker removes it from the ISR at once; "
+TEST_CASE("stopping a follower broker removes it from the ISR at once, "
           "acks=all then succeeds on the remaining two, and fails with "
           "NOT_ENOUGH_REPLICAS at once when a second broker stops") {
   cluster_fixture fx; // min.insync.replicas=2
@@ -270,7 +270,7 @@ TEST_CASE("stopping a follower broker removes it from the ISR at once; "
 }
 
 TEST_CASE("stopping the only ISR member leaves the partition offline with "
-          "that ISR; starting it again brings the partition back with it as "
+          "that ISR, starting it again brings the partition back with it as "
           "leader") {
   cluster_fixture fx{1};
   auto leader = fx.state().leader;

@@ -153,7 +153,7 @@ TEST_CASE("a stopped leader's partition gets a new leader and an ISR "
 }
 
 TEST_CASE("stopping the only ISR member leaves the partition offline with "
-          "that ISR; its return brings it back as leader") {
+          "that ISR, its return brings it back as leader") {
   auto m = with_brokers(3);
   m.create_topic("t", 1, 3);
   m.broker_stopped(2, false);

@@ -39,7 +39,7 @@ TEST_CASE("group states and types keep Kafka's wire names") {
   CHECK(group_type_name(group_type::consumer) == "consumer");
 }
 
-TEST_CASE("ListGroups filters parse state and type names case-insensitively; "
+TEST_CASE("ListGroups filters parse state and type names case-insensitively, "
           "other names match no group") {
   CHECK(parse_group_state("Stable") == any_group_state::stable);
   CHECK(parse_group_state("stable") == any_group_state::stable);

@@ -42,7 +42,7 @@ TEST_CASE("metadata is answered as the v2 type unless Accept allows only "
 }
 
 TEST_CASE("records in another format than the instance's are a format "
-          "mismatch; the plain v2 type counts as binary") {
+          "mismatch, the plain v2 type counts as binary") {
   using f = embedded_format;
   CHECK(negotiate_records("", f::json) == records_choice::own);
   CHECK(negotiate_records("*/*", f::json) == records_choice::own);

@@ -121,7 +121,7 @@ TEST_CASE_METHOD(gateway_fixture,
 }
 
 TEST_CASE_METHOD(gateway_fixture,
-                 "a produce to an unknown partition is 40402; to a partition "
+                 "a produce to an unknown partition is 40402, to a partition "
                  "by URL lands there") {
   create_topic("orders", 2);
   auto res = http("POST", "/topics/orders",
@@ -413,7 +413,7 @@ TEST_CASE_METHOD(short_instance_timeout,
 }
 
 TEST_CASE_METHOD(gateway_fixture,
-                 "a second instance of the same name is 40902; an invalid "
+                 "a second instance of the same name is 40902, an invalid "
                  "format or auto.offset.reset is 422") {
   create_instance("g", "a");
   auto res = http("POST", "/consumers/g", "{\"name\":\"a\"}");

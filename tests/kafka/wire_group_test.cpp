@@ -988,7 +988,7 @@ TEST_CASE("ApiVersions v3 lists every version from Kafka 4.0's baseline to "
   CHECK(bad.error == error_code::invalid_request);
 }
 
-TEST_CASE("DeleteTopics removes a topic by id and by name; unknown ones get "
+TEST_CASE("DeleteTopics removes a topic by id and by name, unknown ones get "
           "UNKNOWN_TOPIC_ID and UNKNOWN_TOPIC_OR_PARTITION") {
   connection c{the_server().port()};
   REQUIRE(c.ok());
@@ -1035,7 +1035,7 @@ TEST_CASE("DeleteTopics removes a topic by id and by name; unknown ones get "
 }
 
 TEST_CASE("DescribeConfigs answers a topic's and a broker's settings by "
-          "Kafka's names, read-only; unknown resources as Kafka does") {
+          "Kafka's names, read-only, unknown resources as Kafka does") {
   connection c{the_server().port()};
   REQUIRE(c.ok());
   create_topic(c, "wire-configs");
@@ -1075,7 +1075,7 @@ TEST_CASE("DescribeConfigs answers a topic's and a broker's settings by "
 }
 
 TEST_CASE("DescribeCluster lists the brokers, the controller and the "
-          "cluster id; a controller endpoint is MISMATCHED_ENDPOINT_TYPE") {
+          "cluster id, a controller endpoint is MISMATCHED_ENDPOINT_TYPE") {
   connection c{the_server().port()};
   REQUIRE(c.ok());
   wire::describe_cluster_request req;
@@ -1100,8 +1100,8 @@ TEST_CASE("DescribeCluster lists the brokers, the controller and the "
   CHECK(wrong.error == error_code::mismatched_endpoint_type);
 }
 
-TEST_CASE("InitProducerId hands out producer ids; a retried idempotent "
-          "batch is stored once; transactional ids are refused") {
+TEST_CASE("InitProducerId hands out producer ids, a retried idempotent "
+          "batch is stored once, transactional ids are refused") {
   connection c{the_server().port()};
   REQUIRE(c.ok());
   auto id = create_topic(c, "wire-idempotent", 1);
