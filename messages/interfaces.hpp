@@ -34,7 +34,7 @@ using group_coordinator_actor = caf::typed_actor<
   caf::reacts_to<group_shutdown>>;
 
 /// One per KIP-848 consumer group, on the broker that leads the group's
-/// __consumer_offsets partition (actors/consumer_group_coordinator).
+/// __consumer_offsets partition (actors/groups/consumer_group_coordinator).
 using consumer_group_coordinator_actor = caf::typed_actor<
   caf::replies_to<consumer_group_heartbeat_request>::with<
     consumer_group_heartbeat_response>,
