@@ -426,49 +426,31 @@ void discover(consumer_ptr self) {
   if (st.phase != consumer_phase::stable)
     st.phase = consumer_phase::unjoined;
   auto epoch = ++st.join_epoch;
-  // A broker that failed us is skipped next time.
-  auto next = [self] {
-    self->state.coordinators.skip();
-    expire_commits(self);
-    schedule_rejoin(self, self->state.config.retry_backoff_ms);
-  };
-  st.coordinators.find(
+  st.coordinators.find_for_member(
     self, st.config.group_id, ms(st.config.request_timeout_ms),
-    [self, epoch, next](client::coordinator found) {
+    [self, epoch] { return epoch == self->state.join_epoch; },
+    [self](broker_actor broker) {
       auto& st = self->state;
-      if (epoch != st.join_epoch)
-        return;
-      if (found.failure) {
-        next();
-        return;
-      }
-      if (found.error != error_code::none) {
-        if (is_retriable(found.error))
-          next();
-        else
-          fail(self, found.error);
-        return;
-      }
-      st.coordinators.learn(found.broker);
-      st.coordinator = found.broker;
+      st.coordinator = std::move(broker);
       st.group = st.coordinator;
       retry_commits(self);
       if (st.phase == consumer_phase::stable)
         start_heartbeats(self);
       else
         join(self);
-    });
+    },
+    [self] {
+      expire_commits(self);
+      schedule_rejoin(self, self->state.config.retry_backoff_ms);
+    },
+    [self](error_code e) { fail(self, e); });
 }
 
 // -- OffsetCommit ---------------------------------------------------------------
 
 using waiting_commit = consumer_state::waiting_commit;
 
-bool is_coordinator_error(error_code e) {
-  return e == error_code::not_coordinator
-         || e == error_code::coordinator_not_available
-         || e == error_code::coordinator_load_in_progress;
-}
+using client::is_coordinator_error;
 
 void answer_commit(waiting_commit& c, error_code e) {
   offset_commit_response res;

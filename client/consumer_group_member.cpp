@@ -238,41 +238,21 @@ void discover_coordinator(consumer_ptr self) {
   auto& st = self->state;
   st.coordinator = nullptr;
   auto epoch = ++st.join_epoch;
-  auto retry = [self] {
-    self->state.coordinators.skip();
-    schedule_discovery(self);
-  };
-  st.coordinators.find(
+  st.coordinators.find_for_member(
     self, st.config.group_id, ms(st.config.request_timeout_ms),
-    [self, epoch, retry](client::coordinator found) {
-      auto& st = self->state;
-      if (epoch != st.join_epoch)
-        return;
-      if (found.failure) {
-        retry();
-        return;
-      }
-      if (found.error != error_code::none) {
-        if (is_retriable(found.error))
-          retry();
-        else
-          fail_member(self, found.error);
-        return;
-      }
-      st.coordinators.learn(found.broker);
-      st.coordinator = found.broker;
+    [self, epoch] { return epoch == self->state.join_epoch; },
+    [self](broker_actor broker) {
+      self->state.coordinator = std::move(broker);
       resend_commits(self);
       next_heartbeat(self);
-    });
+    },
+    [self] { schedule_discovery(self); },
+    [self](error_code e) { fail_member(self, e); });
 }
 
 // -- OffsetCommit ------------------------------------------------------------------
 
-bool is_coordinator_error(error_code e) {
-  return e == error_code::not_coordinator
-         || e == error_code::coordinator_not_available
-         || e == error_code::coordinator_load_in_progress;
-}
+using client::is_coordinator_error;
 
 /// Commits with the member epoch as the generation. Coordinator errors
 /// wait for the coordinator, STALE_MEMBER_EPOCH for the next heartbeat

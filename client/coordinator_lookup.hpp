@@ -33,6 +33,14 @@ struct coordinator {
   caf::error failure;
 };
 
+/// Errors that mean "ask for the coordinator again": the group's
+/// coordinator moved, is not there yet, or is still loading the group.
+inline bool is_coordinator_error(error_code e) noexcept {
+  return e == error_code::not_coordinator
+         || e == error_code::coordinator_not_available
+         || e == error_code::coordinator_load_in_progress;
+}
+
 /// FindCoordinator (key type GROUP) for `group`, asked of `to`:
 /// `k(coordinator)` runs in `self` when the answer, an error or the timeout
 /// arrives. The one place troupe's clients send it.
@@ -141,6 +149,35 @@ public:
             std::chrono::milliseconds timeout, K k) {
     auto to = next_broker();
     find(self, to, group, timeout, std::move(k));
+  }
+
+  /// A group member's lookup (Kafka's AbstractCoordinator
+  /// ensureCoordinatorReady), asked of next_broker(). An answer that
+  /// `current()` no longer wants is dropped. Found: the broker is learnt
+  /// and `found(broker)` runs. A failed ask or a retriable error: that
+  /// broker is skipped next time and `retry()` runs. Any other error:
+  /// `fatal(error)`.
+  template <class Self, class Current, class Found, class Retry, class Fatal>
+  void find_for_member(Self* self, const std::string& group,
+                       std::chrono::milliseconds timeout, Current current,
+                       Found found, Retry retry, Fatal fatal) {
+    find(self, group, timeout,
+         [this, current = std::move(current), found = std::move(found),
+          retry = std::move(retry),
+          fatal = std::move(fatal)](coordinator c) mutable {
+           if (!current())
+             return;
+           if (c.failure
+               || (c.error != error_code::none && is_retriable(c.error))) {
+             skip();
+             retry();
+           } else if (c.error != error_code::none) {
+             fatal(c.error);
+           } else {
+             learn(c.broker);
+             found(std::move(c.broker));
+           }
+         });
   }
 
 private:
