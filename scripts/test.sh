@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # Builds troupe and runs every test under ctest, then fails if any process
-# the suite started is still running (scripts/check_leftovers.sh).
+# the suite started is still running (scripts/check_leftovers.sh) or if the
+# suite changed the default log.dirs (scripts/check_default_logdir.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh
 # What ran before the suite is not the suite's.
 baseline=$(mktemp /tmp/troupe-test-baseline-XXXXXX)
-trap 'rm -f "$baseline"' EXIT
+logdir=$(mktemp /tmp/troupe-test-logdir-XXXXXX)
+trap 'rm -f "$baseline" "$logdir"' EXIT
 ./scripts/check_leftovers.sh baseline "$baseline"
+# No test writes to the default log.dirs (a user's data).
+./scripts/check_default_logdir.sh baseline "$logdir"
 mark="$$-$(date +%s%N)"
 rc=0
 (cd build && TROUPE_TEST_RUN="$mark" ctest --output-on-failure --timeout 600 "$@") ||
   rc=$?
 ./scripts/check_leftovers.sh check "$baseline" "$mark" || { [ "$rc" -ne 0 ] || rc=1; }
+./scripts/check_default_logdir.sh check "$logdir" || { [ "$rc" -ne 0 ] || rc=1; }
 exit "$rc"
