@@ -2,7 +2,9 @@
 
 // The admin client's requests that change the cluster beyond creating
 // topics: DeleteTopics (the controller drops the topic, every broker stops
-// its replicas and removes their logs) and InitProducerId (producer ids
+// its replicas and removes their logs), AlterConfigs and
+// IncrementalAlterConfigs of a topic (the controller stores the topic's
+// overrides, every broker applies them), and InitProducerId (producer ids
 // for idempotent producers, handed out by the controller in blocks as
 // Kafka's AllocateProducerIds does). Plain structs with inspect().
 
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "domain/error_code.hpp"
+#include "domain/topic_config.hpp"
 #include "domain/topic_partition.hpp"
 #include "domain/uuid.hpp"
 
@@ -51,6 +54,36 @@ struct topic_deletion {
 /// from disk.
 struct log_delete_request {
   std::vector<topic_partition> partitions;
+};
+
+// -- topic configs (AlterConfigs 33, IncrementalAlterConfigs 44) ------------
+
+/// Listener -> broker -> controller: change one topic's overrides (the
+/// domain's alter_topic_configs says how). With validate_only nothing is
+/// stored; the answer is what a real change would get.
+struct alter_topic_configs_request {
+  std::string topic;
+  std::vector<config_op> ops;
+  /// false: AlterConfigs, the SETs replace the whole set.
+  bool incremental = true;
+  bool validate_only = false;
+};
+
+/// UNKNOWN_TOPIC_OR_PARTITION, INVALID_CONFIG, INVALID_REQUEST,
+/// NOT_CONTROLLER, ... with Kafka's message; the topic's overrides as
+/// stored afterwards (with validate_only: as they would be).
+struct alter_topic_configs_response {
+  error_code error = error_code::none;
+  std::string message{};
+  topic_configs configs{};
+};
+
+/// Controller -> every broker: a topic's overrides changed (or were set at
+/// its creation); each broker that hosts a replica of it applies them (its
+/// log manager's topic_log_config, its replicas' replica_config).
+struct topic_config_change {
+  std::string topic;
+  topic_configs configs;
 };
 
 // -- producer ids (KIP-98) ----------------------------------------------------
@@ -111,6 +144,28 @@ typename Inspector::result_type inspect(Inspector& f, topic_deletion& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, log_delete_request& x) {
   return f(x.partitions);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, config_op& x) {
+  return f(x.name, x.op, x.value);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        alter_topic_configs_request& x) {
+  return f(x.topic, x.ops, x.incremental, x.validate_only);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        alter_topic_configs_response& x) {
+  return f(x.error, x.message, x.configs);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, topic_config_change& x) {
+  return f(x.topic, x.configs);
 }
 
 template <class Inspector>

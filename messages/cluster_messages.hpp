@@ -14,6 +14,7 @@
 #include "domain/consumer_phase.hpp"
 #include "domain/error_code.hpp"
 #include "domain/group_kinds.hpp"
+#include "domain/topic_config.hpp"
 #include "domain/topic_partition.hpp"
 #include "domain/uuid.hpp"
 #include "messages/group_messages.hpp"
@@ -72,6 +73,9 @@ struct topic_metadata {
   std::vector<partition_metadata> partition_states;
   /// Kafka's topic id; zero for an unknown topic.
   uuid topic_id;
+  /// The topic's overrides (per-topic configs), only those set: what
+  /// DescribeConfigs reports as TOPIC_CONFIG.
+  topic_configs configs{};
 };
 
 struct metadata_response {
@@ -90,6 +94,11 @@ struct new_topic {
   int32_t num_partitions = -1;
   /// -1: default.replication.factor.
   int16_t replication_factor = -1;
+  /// CreateTopics' configs: the topic's overrides, validated by the
+  /// controller (INVALID_CONFIG).
+  topic_configs configs{};
+  /// CreateTopics' validate_only: checked and answered, not created.
+  bool validate_only = false;
 };
 
 struct create_topics_request {
@@ -132,6 +141,16 @@ struct broker_status_change {
 struct partition_update {
   std::string topic;
   partition_metadata state;
+};
+
+/// Broker -> each of its replicas of a topic: the topic's settings that
+/// the replica enforces (per-topic configs, domain/topic_config.hpp), at
+/// its start and after every change.
+struct replica_config {
+  /// min.insync.replicas: acks=all needs this many in the ISR.
+  int32_t min_insync_replicas = 1;
+  /// max.message.bytes: the largest batch a produce may carry.
+  uint64_t max_message_bytes = 1048588;
 };
 
 /// The leaderships the change moved, for the brokers to act on.
@@ -378,8 +397,14 @@ typename Inspector::result_type inspect(Inspector& f, partition_metadata& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, replica_config& x) {
+  return f(x.min_insync_replicas, x.max_message_bytes);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, topic_metadata& x) {
-  return f(x.error, x.name, x.partitions, x.partition_states, x.topic_id);
+  return f(x.error, x.name, x.partitions, x.partition_states, x.topic_id,
+           x.configs);
 }
 
 template <class Inspector>
@@ -389,7 +414,8 @@ typename Inspector::result_type inspect(Inspector& f, metadata_response& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, new_topic& x) {
-  return f(x.name, x.num_partitions, x.replication_factor);
+  return f(x.name, x.num_partitions, x.replication_factor, x.configs,
+           x.validate_only);
 }
 
 template <class Inspector>

@@ -32,7 +32,7 @@ int32_t controller_of(const metadata_response& res) {
 std::vector<wire::creatable_topic_configs>
 created_configs(const cluster_config& c) {
   std::vector<wire::creatable_topic_configs> out;
-  for (auto& e : topic_configs(c))
+  for (auto& e : topic_config_entries(c))
     out.push_back({e.name, e.value, true, static_cast<int8_t>(e.source),
                    false});
   return out;
@@ -54,7 +54,7 @@ refusal(const wire::creatable_topic& t, const cluster_config& c) {
                      std::string{"troupe assigns replicas itself; explicit "
                                  "replica assignments are not supported."}};
   }
-  auto configs = topic_configs(c);
+  auto configs = topic_config_entries(c);
   for (auto& given : t.configs) {
     auto i = std::find_if(configs.begin(), configs.end(),
                           [&](auto& e) { return e.name == given.name; });
@@ -355,7 +355,7 @@ describe(const wire::describe_configs_resource& res,
       out.error = error_code::unknown_topic_or_partition;
       return out;
     }
-    fill(out, topic_configs(c), res, v, req);
+    fill(out, topic_config_entries(c), res, v, req);
     return out;
   }
   if (res.resource_type == wire::config_resource_broker) {

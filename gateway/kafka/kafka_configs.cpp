@@ -62,7 +62,7 @@ std::string str(Int x) {
 
 } // namespace
 
-std::vector<config_entry> topic_configs(const cluster_config& c) {
+std::vector<config_entry> topic_config_entries(const cluster_config& c) {
   using t = config_type;
   auto& log = c.log;
   return {

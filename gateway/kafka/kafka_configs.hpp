@@ -43,7 +43,7 @@ struct config_entry {
 };
 
 /// A topic's configs: every topic has the broker-wide values.
-std::vector<config_entry> topic_configs(const cluster_config& config);
+std::vector<config_entry> topic_config_entries(const cluster_config& config);
 
 /// Broker `broker_id`'s configs.
 std::vector<config_entry> broker_configs(const cluster_config& config,
