@@ -131,6 +131,21 @@ int main(int argc, char** argv) {
       {{{"t", 3, 1, {{0, {1}}}, {{"retention.ms", std::string{"1"}}}}},
        1000,
        false}),
+    request_frame(api_key::alter_configs, 0, encode_alter_configs_request,
+                  {{{config_resource_topic,
+                     "t",
+                     {{"retention.ms", std::string{"1"}},
+                      {"cleanup.policy", std::nullopt}}}},
+                   true}),
+    request_frame(api_key::incremental_alter_configs, 1,
+                  encode_incremental_alter_configs_request,
+                  {{{config_resource_topic,
+                     "t",
+                     {{"cleanup.policy", config_operation_append,
+                       std::string{"compact"}},
+                      {"retention.ms", config_operation_delete,
+                       std::nullopt}}}},
+                   false}),
   };
   // Flexible versions with their compact fields and tagged fields set.
   join.group_instance_id = "instance-1";
@@ -199,6 +214,8 @@ int main(int argc, char** argv) {
   TROUPE_SEED_DEFAULTS(init_producer_id)
   TROUPE_SEED_DEFAULTS(offset_for_leader_epoch)
   TROUPE_SEED_DEFAULTS(describe_configs)
+  TROUPE_SEED_DEFAULTS(alter_configs)
+  TROUPE_SEED_DEFAULTS(incremental_alter_configs)
   TROUPE_SEED_DEFAULTS(describe_cluster)
   TROUPE_SEED_DEFAULTS(consumer_group_heartbeat)
   TROUPE_SEED_DEFAULTS(consumer_group_describe)

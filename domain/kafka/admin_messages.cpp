@@ -159,6 +159,69 @@ void fields(Io& io, describe_configs_response& x) {
   io.array(x.results);
 }
 
+// -- AlterConfigs -------------------------------------------------------------
+
+template <class Io>
+void fields(Io& io, alterable_config& x) {
+  io.string(x.name);
+  io.nullable_string(x.value);
+}
+
+template <class Io>
+void fields(Io& io, alter_configs_resource& x) {
+  io.i8(x.resource_type);
+  io.string(x.resource_name);
+  io.array(x.configs);
+}
+
+template <class Io>
+void fields(Io& io, alter_configs_request& x) {
+  io.array(x.resources);
+  io.boolean(x.validate_only);
+}
+
+template <class Io>
+void fields(Io& io, alter_configs_resource_response& x) {
+  io.error(x.error);
+  io.nullable_string(x.error_message);
+  io.i8(x.resource_type);
+  io.string(x.resource_name);
+}
+
+template <class Io>
+void fields(Io& io, alter_configs_response& x) {
+  io.i32(x.throttle_time_ms);
+  io.array(x.responses);
+}
+
+// -- IncrementalAlterConfigs --------------------------------------------------
+
+template <class Io>
+void fields(Io& io, incremental_alterable_config& x) {
+  io.string(x.name);
+  io.i8(x.config_operation);
+  io.nullable_string(x.value);
+}
+
+template <class Io>
+void fields(Io& io, incremental_alter_configs_resource& x) {
+  io.i8(x.resource_type);
+  io.string(x.resource_name);
+  io.array(x.configs);
+}
+
+template <class Io>
+void fields(Io& io, incremental_alter_configs_request& x) {
+  io.array(x.resources);
+  io.boolean(x.validate_only);
+}
+
+template <class Io>
+void fields(Io& io, incremental_alter_configs_response& x) {
+  io.i32(x.throttle_time_ms);
+  io.array(x.responses);
+}
+
 // -- DescribeCluster ----------------------------------------------------------
 
 template <class Io>
@@ -198,6 +261,9 @@ void fields(Io& io, describe_cluster_response& x) {
 TROUPE_KAFKA_DEFINE_API(create_topics, api_key::create_topics)
 TROUPE_KAFKA_DEFINE_API(delete_topics, api_key::delete_topics)
 TROUPE_KAFKA_DEFINE_API(describe_configs, api_key::describe_configs)
+TROUPE_KAFKA_DEFINE_API(alter_configs, api_key::alter_configs)
+TROUPE_KAFKA_DEFINE_API(incremental_alter_configs,
+                        api_key::incremental_alter_configs)
 TROUPE_KAFKA_DEFINE_API(describe_cluster, api_key::describe_cluster)
 
 } // namespace troupe::wire

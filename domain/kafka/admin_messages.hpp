@@ -1,7 +1,8 @@
 #pragma once
 
 // The messages of the admin client: CreateTopics (19), DeleteTopics (20),
-// DescribeConfigs (32) and DescribeCluster (60), field for field as Kafka's
+// DescribeConfigs (32), AlterConfigs (33), IncrementalAlterConfigs (44) and
+// DescribeCluster (60), field for field as Kafka's
 // JSON schemas. The codec is in protocol.hpp; members added after the first
 // release of a struct are appended to it, so positional initializers keep
 // their meaning.
@@ -150,6 +151,70 @@ struct describe_configs_result {
 struct describe_configs_response {
   int32_t throttle_time_ms = 0;
   std::vector<describe_configs_result> results{};
+};
+
+// -- AlterConfigs (33), v0-2 --------------------------------------------------
+
+/// One config of the resource's new set: AlterConfigs replaces every
+/// dynamic config of the resource with the ones listed.
+struct alterable_config {
+  std::string name{};
+  std::optional<std::string> value{};
+};
+
+struct alter_configs_resource {
+  int8_t resource_type = 0;
+  std::string resource_name{};
+  std::vector<alterable_config> configs{};
+};
+
+struct alter_configs_request {
+  std::vector<alter_configs_resource> resources{};
+  bool validate_only = false;
+};
+
+/// The answer for one resource, of AlterConfigs and IncrementalAlterConfigs
+/// alike (both schemas' AlterConfigsResourceResponse).
+struct alter_configs_resource_response {
+  error_code error = error_code::none;
+  std::optional<std::string> error_message{};
+  int8_t resource_type = 0;
+  std::string resource_name{};
+};
+
+struct alter_configs_response {
+  int32_t throttle_time_ms = 0;
+  std::vector<alter_configs_resource_response> responses{};
+};
+
+// -- IncrementalAlterConfigs (44), v0-1 (KIP-339) -----------------------------
+
+/// ConfigOperation: Kafka's AlterConfigOp.OpType ids.
+constexpr int8_t config_operation_set = 0;
+constexpr int8_t config_operation_delete = 1;
+constexpr int8_t config_operation_append = 2;
+constexpr int8_t config_operation_subtract = 3;
+
+struct incremental_alterable_config {
+  std::string name{};
+  int8_t config_operation = config_operation_set;
+  std::optional<std::string> value{};
+};
+
+struct incremental_alter_configs_resource {
+  int8_t resource_type = 0;
+  std::string resource_name{};
+  std::vector<incremental_alterable_config> configs{};
+};
+
+struct incremental_alter_configs_request {
+  std::vector<incremental_alter_configs_resource> resources{};
+  bool validate_only = false;
+};
+
+struct incremental_alter_configs_response {
+  int32_t throttle_time_ms = 0;
+  std::vector<alter_configs_resource_response> responses{};
 };
 
 // -- DescribeCluster (60), v0-2 -----------------------------------------------

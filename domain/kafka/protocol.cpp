@@ -39,6 +39,8 @@ constexpr api_info apis[] = {
   {api_key::init_producer_id, "InitProducerId", 0, 5, 2},
   {api_key::offset_for_leader_epoch, "OffsetForLeaderEpoch", 2, 4, 4},
   {api_key::describe_configs, "DescribeConfigs", 1, 4, 4},
+  {api_key::alter_configs, "AlterConfigs", 0, 2, 2},
+  {api_key::incremental_alter_configs, "IncrementalAlterConfigs", 0, 1, 1},
   {api_key::describe_cluster, "DescribeCluster", 0, 2, 0},
   {api_key::consumer_group_heartbeat, "ConsumerGroupHeartbeat", 0, 1, 0},
   {api_key::consumer_group_describe, "ConsumerGroupDescribe", 0, 1, 0},
@@ -321,6 +323,10 @@ std::optional<request_body> decode_request_body(reader& in,
       return wrap(decode_offset_for_leader_epoch_request(in, v));
     case api_key::describe_configs:
       return wrap(decode_describe_configs_request(in, v));
+    case api_key::alter_configs:
+      return wrap(decode_alter_configs_request(in, v));
+    case api_key::incremental_alter_configs:
+      return wrap(decode_incremental_alter_configs_request(in, v));
     case api_key::describe_cluster:
       return wrap(decode_describe_cluster_request(in, v));
     case api_key::consumer_group_heartbeat:

@@ -66,6 +66,8 @@ enum class api_key : int16_t {
   init_producer_id = 22,
   offset_for_leader_epoch = 23,
   describe_configs = 32,
+  alter_configs = 33,
+  incremental_alter_configs = 44,
   describe_cluster = 60,
   consumer_group_heartbeat = 68,
   consumer_group_describe = 69,
@@ -219,6 +221,8 @@ TROUPE_KAFKA_DECLARE_API(delete_topics)
 TROUPE_KAFKA_DECLARE_API(init_producer_id)
 TROUPE_KAFKA_DECLARE_API(offset_for_leader_epoch)
 TROUPE_KAFKA_DECLARE_API(describe_configs)
+TROUPE_KAFKA_DECLARE_API(alter_configs)
+TROUPE_KAFKA_DECLARE_API(incremental_alter_configs)
 TROUPE_KAFKA_DECLARE_API(describe_cluster)
 TROUPE_KAFKA_DECLARE_API(consumer_group_heartbeat)
 TROUPE_KAFKA_DECLARE_API(consumer_group_describe)
@@ -235,6 +239,7 @@ using request_body =
                list_groups_request, api_versions_request, create_topics_request,
                delete_topics_request, init_producer_id_request,
                offset_for_leader_epoch_request, describe_configs_request,
+               alter_configs_request, incremental_alter_configs_request,
                describe_cluster_request, consumer_group_heartbeat_request,
                consumer_group_describe_request>;
 

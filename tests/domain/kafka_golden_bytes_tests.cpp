@@ -6,7 +6,7 @@
 // elsewhere it cannot (docs/ARCHITECTURE.md §5: one field list per message
 // drives both directions, which is exactly why both can be wrong together).
 //
-// Three independent sources, named at each vector:
+// Four independent sources, named at each vector:
 // - kafka-python 2.0.2 (Debian's python3-kafka): its own protocol classes,
 //   run once by hand. `request(x, id)` is
 //   `RequestHeader(x, correlation_id=id, client_id='kafka-python').encode()
@@ -19,6 +19,9 @@
 // - librdkafka 2.0.2 (kcat): requests captured from the socket by a one-off
 //   listener that answered just enough to lead `kcat -L`, `kcat -G` and
 //   `kcat -P` through metadata, a consumer group and a produce.
+// - @platformatic/kafka 2.12.1 (npm, tests/kafka/platformatic): its own
+//   protocol code; requests captured from the socket by a one-off listener
+//   that only read (AlterConfigs v2, IncrementalAlterConfigs v0 and v1).
 // - Kafka's message JSON (apache/kafka
 //   clients/src/main/resources/common/message/*.json): flexible versions
 //   (KIP-482) assembled field by field, every field commented.
@@ -939,6 +942,304 @@ TEST_CASE("CreateTopics v5 response golden bytes from the JSON schema: the "
   CHECK(y.topics[1].num_partitions == 1);
   CHECK_FALSE(y.topics[1].configs);
   CHECK(y.topics[1].topic_config_error == error_code::unknown_server_error);
+}
+
+// -- AlterConfigs and IncrementalAlterConfigs ---------------------------------
+
+// clang-format off
+// kafka-python 2.0.2: request(AlterConfigsRequest[0](resources=[(2, 'orders',
+// [('retention.ms', '60000'), ('cleanup.policy', None)]), (4, '1', [])],
+// validate_only=True), 7)
+constexpr std::string_view kp_alter_configs_v0_request =
+  "0021000000000007000c6b61666b612d707974686f6e000000020200066f7264"
+  "65727300000002000c726574656e74696f6e2e6d7300053630303030000e636c"
+  "65616e75702e706f6c696379ffff040001310000000001";
+// clang-format on
+
+TEST_CASE("AlterConfigs v0 request golden bytes from kafka-python: a topic's "
+          "configs with a null value, a broker with none, validate_only",
+          "[kafka][golden]") {
+  auto [header, body] =
+    golden_request(kp_alter_configs_v0_request, api_key::alter_configs, 0,
+                   decode_alter_configs_request, encode_alter_configs_request);
+  CHECK(header.correlation_id == 7);
+  CHECK(header.client_id == "kafka-python");
+  REQUIRE(body.resources.size() == 2);
+  const auto& topic = body.resources[0];
+  CHECK(topic.resource_type == config_resource_topic);
+  CHECK(topic.resource_name == "orders");
+  REQUIRE(topic.configs.size() == 2);
+  CHECK(topic.configs[0].name == "retention.ms");
+  CHECK(topic.configs[0].value == "60000");
+  CHECK(topic.configs[1].name == "cleanup.policy");
+  CHECK_FALSE(topic.configs[1].value);
+  CHECK(body.resources[1].resource_type == config_resource_broker);
+  CHECK(body.resources[1].resource_name == "1");
+  CHECK(body.resources[1].configs.empty());
+  CHECK(body.validate_only);
+}
+
+// clang-format off
+// kafka-python 2.0.2: request(AlterConfigsRequest[1](resources=[(2, 'orders',
+// [('cleanup.policy', 'compact,delete')])], validate_only=False), 8)
+constexpr std::string_view kp_alter_configs_v1_request =
+  "0021000100000008000c6b61666b612d707974686f6e000000010200066f7264"
+  "65727300000001000e636c65616e75702e706f6c696379000e636f6d70616374"
+  "2c64656c65746500";
+// clang-format on
+
+TEST_CASE("AlterConfigs v1 request golden bytes from kafka-python: the same "
+          "layout as v0",
+          "[kafka][golden]") {
+  auto [header, body] =
+    golden_request(kp_alter_configs_v1_request, api_key::alter_configs, 1,
+                   decode_alter_configs_request, encode_alter_configs_request);
+  CHECK(header.correlation_id == 8);
+  REQUIRE(body.resources.size() == 1);
+  REQUIRE(body.resources[0].configs.size() == 1);
+  CHECK(body.resources[0].configs[0].name == "cleanup.policy");
+  CHECK(body.resources[0].configs[0].value == "compact,delete");
+  CHECK_FALSE(body.validate_only);
+}
+
+// clang-format off
+// @platformatic/kafka 2.12.1: alterConfigsV2.api(connection, [{resourceType:
+// 2, resourceName: 'orders', configs: [{name: 'segment.bytes', value:
+// '1048576'}, {name: 'retention.ms', value: null}]}], true), captured from
+// the socket (client id "golden", correlation id 3)
+constexpr std::string_view pk_alter_configs_v2_request =
+  "00210002000000030006676f6c64656e000202076f7264657273030e7365676d"
+  "656e742e62797465730831303438353736000d726574656e74696f6e2e6d7300"
+  "00000100";
+// clang-format on
+
+TEST_CASE("AlterConfigs v2 request golden bytes from @platformatic/kafka: the "
+          "first flexible version, compact strings and a null value",
+          "[kafka][golden]") {
+  auto [header, body] =
+    golden_request(pk_alter_configs_v2_request, api_key::alter_configs, 2,
+                   decode_alter_configs_request, encode_alter_configs_request);
+  CHECK(header.correlation_id == 3);
+  CHECK(header.client_id == "golden");
+  REQUIRE(body.resources.size() == 1);
+  CHECK(body.resources[0].resource_type == config_resource_topic);
+  CHECK(body.resources[0].resource_name == "orders");
+  REQUIRE(body.resources[0].configs.size() == 2);
+  CHECK(body.resources[0].configs[0].name == "segment.bytes");
+  CHECK(body.resources[0].configs[0].value == "1048576");
+  CHECK(body.resources[0].configs[1].name == "retention.ms");
+  CHECK_FALSE(body.resources[0].configs[1].value);
+  CHECK(body.validate_only);
+}
+
+// clang-format off
+// kafka-python 2.0.2: response(AlterConfigsResponse[0](throttle_time_ms=0,
+// resources=[(0, None, 2, 'orders'), (40, 'Unknown topic config name:
+// retention.mss', 2, 'other')]), 7). (kafka-python's AlterConfigsResponse_v1
+// has the request's schema; v1 is v0's layout, so only v0 is used.)
+constexpr std::string_view kp_alter_configs_v0_response =
+  "0000000700000000000000020000ffff0200066f726465727300280028556e6b"
+  "6e6f776e20746f70696320636f6e666967206e616d653a20726574656e74696f"
+  "6e2e6d73730200056f74686572";
+// clang-format on
+
+TEST_CASE("AlterConfigs v0 response golden bytes from kafka-python: per "
+          "resource its error, message, type and name",
+          "[kafka][golden]") {
+  alter_configs_response x;
+  x.responses = {
+    {error_code::none, std::nullopt, config_resource_topic, "orders"},
+    {error_code::invalid_config,
+     std::string{"Unknown topic config name: retention.mss"},
+     config_resource_topic, "other"}};
+  auto y = golden_response(kp_alter_configs_v0_response, api_key::alter_configs,
+                           0, 7, encode_alter_configs_response,
+                           decode_alter_configs_response, x);
+  CHECK(y.throttle_time_ms == 0);
+  REQUIRE(y.responses.size() == 2);
+  CHECK(y.responses[0].error == error_code::none);
+  CHECK_FALSE(y.responses[0].error_message);
+  CHECK(y.responses[0].resource_name == "orders");
+  CHECK(y.responses[1].error == error_code::invalid_config);
+  CHECK(y.responses[1].error_message
+        == "Unknown topic config name: retention.mss");
+  CHECK(y.responses[1].resource_type == config_resource_topic);
+  CHECK(y.responses[1].resource_name == "other");
+}
+
+// clang-format off
+// AlterConfigs v2 response (flexible), assembled field by field from
+// apache/kafka clients/src/main/resources/common/message/AlterConfigsResponse.json
+constexpr std::string_view spec_alter_configs_v2_response =
+  "0000002a"                        // correlation_id: 42
+  "00"                              // header v1: no tagged fields
+  "00000005"                        // throttle_time_ms: 5
+  "02"                              // responses: 1
+  "0003"                            //   error_code: 3 (UNKNOWN_TOPIC_OR_PARTITION)
+  "00"                              //   error_message: null
+  "02"                              //   resource_type: 2 (TOPIC)
+  "05676f6e65"                      //   resource_name: "gone"
+  "00"                              //   no tagged fields
+  "00";                             // no tagged fields
+// clang-format on
+
+TEST_CASE("AlterConfigs v2 response golden bytes from the JSON schema: "
+          "compact strings and tagged-field sections",
+          "[kafka][golden]") {
+  alter_configs_response x;
+  x.throttle_time_ms = 5;
+  x.responses = {{error_code::unknown_topic_or_partition, std::nullopt,
+                  config_resource_topic, "gone"}};
+  auto y = golden_response(spec_alter_configs_v2_response,
+                           api_key::alter_configs, 2, 42,
+                           encode_alter_configs_response,
+                           decode_alter_configs_response, x);
+  CHECK(y.throttle_time_ms == 5);
+  REQUIRE(y.responses.size() == 1);
+  CHECK(y.responses[0].error == error_code::unknown_topic_or_partition);
+  CHECK(y.responses[0].resource_name == "gone");
+}
+
+// clang-format off
+// @platformatic/kafka 2.12.1: incrementalAlterConfigsV0.api(connection,
+// [{resourceType: 2, resourceName: 'orders', configs: [{name:
+// 'cleanup.policy', configOperation: 2, value: 'compact'}, {name:
+// 'retention.ms', configOperation: 1, value: null}]}], true), captured from
+// the socket (client id "golden", correlation id 1)
+constexpr std::string_view pk_incremental_alter_configs_v0_request =
+  "002c0000000000010006676f6c64656e000000010200066f7264657273000000"
+  "02000e636c65616e75702e706f6c696379020007636f6d70616374000c726574"
+  "656e74696f6e2e6d7301ffff01";
+// clang-format on
+
+TEST_CASE("IncrementalAlterConfigs v0 request golden bytes from "
+          "@platformatic/kafka: APPEND and DELETE with a null value",
+          "[kafka][golden]") {
+  auto [header, body] = golden_request(
+    pk_incremental_alter_configs_v0_request, api_key::incremental_alter_configs,
+    0, decode_incremental_alter_configs_request,
+    encode_incremental_alter_configs_request);
+  CHECK(header.correlation_id == 1);
+  REQUIRE(body.resources.size() == 1);
+  const auto& r = body.resources[0];
+  CHECK(r.resource_type == config_resource_topic);
+  CHECK(r.resource_name == "orders");
+  REQUIRE(r.configs.size() == 2);
+  CHECK(r.configs[0].name == "cleanup.policy");
+  CHECK(r.configs[0].config_operation == config_operation_append);
+  CHECK(r.configs[0].value == "compact");
+  CHECK(r.configs[1].name == "retention.ms");
+  CHECK(r.configs[1].config_operation == config_operation_delete);
+  CHECK_FALSE(r.configs[1].value);
+  CHECK(body.validate_only);
+}
+
+// clang-format off
+// @platformatic/kafka 2.12.1: incrementalAlterConfigsV1.api(connection,
+// [{resourceType: 2, resourceName: 'orders', configs: [{name:
+// 'retention.ms', configOperation: 0, value: '60000'}, {name:
+// 'cleanup.policy', configOperation: 3, value: 'delete'}]}, {resourceType: 4,
+// resourceName: '1', configs: []}], false), captured from the socket
+constexpr std::string_view pk_incremental_alter_configs_v1_request =
+  "002c0001000000020006676f6c64656e000302076f7264657273030d72657465"
+  "6e74696f6e2e6d7300063630303030000f636c65616e75702e706f6c69637903"
+  "0764656c657465000004023101000000";
+// clang-format on
+
+TEST_CASE("IncrementalAlterConfigs v1 request golden bytes from "
+          "@platformatic/kafka: the first flexible version, SET and SUBTRACT",
+          "[kafka][golden]") {
+  auto [header, body] = golden_request(
+    pk_incremental_alter_configs_v1_request, api_key::incremental_alter_configs,
+    1, decode_incremental_alter_configs_request,
+    encode_incremental_alter_configs_request);
+  CHECK(header.correlation_id == 2);
+  REQUIRE(body.resources.size() == 2);
+  const auto& r = body.resources[0];
+  REQUIRE(r.configs.size() == 2);
+  CHECK(r.configs[0].name == "retention.ms");
+  CHECK(r.configs[0].config_operation == config_operation_set);
+  CHECK(r.configs[0].value == "60000");
+  CHECK(r.configs[1].name == "cleanup.policy");
+  CHECK(r.configs[1].config_operation == config_operation_subtract);
+  CHECK(r.configs[1].value == "delete");
+  CHECK(body.resources[1].resource_type == config_resource_broker);
+  CHECK(body.resources[1].resource_name == "1");
+  CHECK(body.resources[1].configs.empty());
+  CHECK_FALSE(body.validate_only);
+}
+
+// clang-format off
+// IncrementalAlterConfigs v0 response, assembled field by field from
+// apache/kafka
+// clients/src/main/resources/common/message/IncrementalAlterConfigsResponse.json
+constexpr std::string_view spec_incremental_alter_configs_v0_response =
+  "00000009"                        // correlation_id: 9
+  "00000000"                        // throttle_time_ms: 0
+  "00000001"                        // responses: 1
+  "0028"                            //   error_code: 40 (INVALID_CONFIG)
+  "0003626164"                      //   error_message: "bad"
+  "04"                              //   resource_type: 4 (BROKER)
+  "000131";                         //   resource_name: "1"
+// clang-format on
+
+TEST_CASE("IncrementalAlterConfigs v0 response golden bytes from the JSON "
+          "schema",
+          "[kafka][golden]") {
+  incremental_alter_configs_response x;
+  x.responses = {{error_code::invalid_config, std::string{"bad"},
+                  config_resource_broker, "1"}};
+  auto y = golden_response(spec_incremental_alter_configs_v0_response,
+                           api_key::incremental_alter_configs, 0, 9,
+                           encode_incremental_alter_configs_response,
+                           decode_incremental_alter_configs_response, x);
+  REQUIRE(y.responses.size() == 1);
+  CHECK(y.responses[0].error == error_code::invalid_config);
+  CHECK(y.responses[0].error_message == "bad");
+  CHECK(y.responses[0].resource_type == config_resource_broker);
+  CHECK(y.responses[0].resource_name == "1");
+}
+
+// clang-format off
+// IncrementalAlterConfigs v1 response (flexible), assembled field by field
+// from the same schema
+constexpr std::string_view spec_incremental_alter_configs_v1_response =
+  "0000000a"                        // correlation_id: 10
+  "00"                              // header v1: no tagged fields
+  "00000000"                        // throttle_time_ms: 0
+  "03"                              // responses: 2
+  "0000"                            //   error_code: 0
+  "00"                              //   error_message: null
+  "02"                              //   resource_type: 2 (TOPIC)
+  "076f7264657273"                  //   resource_name: "orders"
+  "00"                              //   no tagged fields
+  "0028"                            //   error_code: 40 (INVALID_CONFIG)
+  "04626164"                        //   error_message: "bad"
+  "02"                              //   resource_type: 2 (TOPIC)
+  "0474776f"                        //   resource_name: "two"
+  "00"                              //   no tagged fields
+  "00";                             // no tagged fields
+// clang-format on
+
+TEST_CASE("IncrementalAlterConfigs v1 response golden bytes from the JSON "
+          "schema: compact strings and tagged-field sections",
+          "[kafka][golden]") {
+  incremental_alter_configs_response x;
+  x.responses = {
+    {error_code::none, std::nullopt, config_resource_topic, "orders"},
+    {error_code::invalid_config, std::string{"bad"}, config_resource_topic,
+     "two"}};
+  auto y = golden_response(spec_incremental_alter_configs_v1_response,
+                           api_key::incremental_alter_configs, 1, 10,
+                           encode_incremental_alter_configs_response,
+                           decode_incremental_alter_configs_response, x);
+  REQUIRE(y.responses.size() == 2);
+  CHECK(y.responses[0].error == error_code::none);
+  CHECK_FALSE(y.responses[0].error_message);
+  CHECK(y.responses[0].resource_name == "orders");
+  CHECK(y.responses[1].error == error_code::invalid_config);
+  CHECK(y.responses[1].error_message == "bad");
+  CHECK(y.responses[1].resource_name == "two");
 }
 
 // -- Produce ------------------------------------------------------------------

@@ -598,6 +598,8 @@ TEST_CASE("supported versions are Kafka 4.0's for every API, plus the older "
     {22, "InitProducerId", 0, 5, 2},
     {23, "OffsetForLeaderEpoch", 2, 4, 4},
     {32, "DescribeConfigs", 1, 4, 4},
+    {33, "AlterConfigs", 0, 2, 2},
+    {44, "IncrementalAlterConfigs", 0, 1, 1},
     {60, "DescribeCluster", 0, 2, 0},
     {68, "ConsumerGroupHeartbeat", 0, 1, 0},
     {69, "ConsumerGroupDescribe", 0, 1, 0},

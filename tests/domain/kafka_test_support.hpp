@@ -202,6 +202,8 @@ inline bool decode_response(troupe::wire::api_key key, int16_t v,
     TROUPE_TEST_RESPONSE(init_producer_id)
     TROUPE_TEST_RESPONSE(offset_for_leader_epoch)
     TROUPE_TEST_RESPONSE(describe_configs)
+    TROUPE_TEST_RESPONSE(alter_configs)
+    TROUPE_TEST_RESPONSE(incremental_alter_configs)
     TROUPE_TEST_RESPONSE(describe_cluster)
     TROUPE_TEST_RESPONSE(consumer_group_heartbeat)
     TROUPE_TEST_RESPONSE(consumer_group_describe)

@@ -437,6 +437,37 @@ describe_configs_response full_describe_configs_response() {
   return {3, {r}};
 }
 
+alter_configs_request full_alter_configs_request() {
+  return {{{config_resource_topic,
+            "orders",
+            {{"retention.ms", std::string{"1000"}},
+             {"cleanup.policy", std::nullopt}}},
+           {config_resource_broker, "1", {}}},
+          true};
+}
+
+alter_configs_response full_alter_configs_response() {
+  return {7,
+          {{error_code::invalid_config, std::string{"bad"},
+            config_resource_topic, "orders"},
+           {error_code::none, std::nullopt, config_resource_broker, "1"}}};
+}
+
+incremental_alter_configs_request full_incremental_alter_configs_request() {
+  return {{{config_resource_topic,
+            "orders",
+            {{"cleanup.policy", config_operation_append,
+              std::string{"compact"}},
+             {"retention.ms", config_operation_delete, std::nullopt}}}},
+          true};
+}
+
+incremental_alter_configs_response full_incremental_alter_configs_response() {
+  return {7,
+          {{error_code::unknown_topic_or_partition, std::string{"gone"},
+            config_resource_topic, "orders"}}};
+}
+
 describe_cluster_request full_describe_cluster_request() {
   return {true, endpoint_type_controllers, true};
 }
@@ -526,6 +557,8 @@ std::vector<body_sample> every_api_in_every_version() {
   TROUPE_EVERY_VERSION(create_topics);
   TROUPE_EVERY_VERSION(delete_topics);
   TROUPE_EVERY_VERSION(describe_configs);
+  TROUPE_EVERY_VERSION(alter_configs);
+  TROUPE_EVERY_VERSION(incremental_alter_configs);
   TROUPE_EVERY_VERSION(describe_cluster);
   return out;
 }
