@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "domain/consumer_protocol.hpp"
 #include "domain/offsets/committed_offsets.hpp"
 
 namespace troupe {
@@ -214,20 +215,22 @@ group::join_current_member(const join_group_request& req, int64_t now_ms) {
     return reject(error_code::unknown_member_id);
   switch (state_) {
     case group_state::preparing_rebalance:
-      return update_member_and_rebalance(*m, req, "member rejoining");
+      return update_member_and_rebalance(*m, req, "member rejoining", now_ms);
     case group_state::completing_rebalance: {
       // A retry during CompletingRebalance with unchanged metadata gets the
       // same answer again; changed metadata starts a new rebalance.
       if (m->protocols == req.protocols)
         return {current_join_answer(*m), {}};
-      return update_member_and_rebalance(*m, req, "member changed metadata");
+      return update_member_and_rebalance(*m, req, "member changed metadata",
+                                         now_ms);
     }
     case group_state::stable:
       if (m->member_id == leader_ || m->protocols != req.protocols)
         return update_member_and_rebalance(*m, req,
                                            m->member_id == leader_
                                              ? "leader rejoining"
-                                             : "member changed metadata");
+                                             : "member changed metadata",
+                                           now_ms);
       return {current_join_answer(*m), {}};
     case group_state::empty:
     case group_state::dead:
@@ -280,12 +283,14 @@ group::add_member_and_rebalance(const std::string& member_id,
     static_members_[added.group_instance_id] = member_id;
   if (!was_pending)
     start_session(member_id, config_.new_member_join_timeout_ms);
-  maybe_prepare_rebalance("adding new member " + member_id);
+  maybe_prepare_rebalance("adding new member " + member_id, now_ms);
   return {std::nullopt, member_id};
 }
 
-maybe_parked<join_group_response> group::update_member_and_rebalance(
-  group_member& m, const join_group_request& req, const char* reason) {
+maybe_parked<join_group_response>
+group::update_member_and_rebalance(group_member& m,
+                                   const join_group_request& req,
+                                   const char* reason, int64_t now_ms) {
   update_member_protocols(m, req.protocols);
   m.rebalance_timeout_ms = req.rebalance_timeout_ms < 0
                              ? req.session_timeout_ms
@@ -294,7 +299,7 @@ maybe_parked<join_group_response> group::update_member_and_rebalance(
     start_session(m.member_id, req.session_timeout_ms); // check sooner
   m.session_timeout_ms = req.session_timeout_ms;
   set_awaiting_join(m, true);
-  maybe_prepare_rebalance(std::string{reason} + " " + m.member_id);
+  maybe_prepare_rebalance(std::string{reason} + " " + m.member_id, now_ms);
   return {std::nullopt, m.member_id};
 }
 
@@ -356,14 +361,15 @@ group::update_static_member_and_rebalance(const std::string& new_member_id,
         r.member_id = new_member_id;
         return {std::move(r), {}};
       }
-      maybe_prepare_rebalance("static member " + req.group_instance_id
-                              + " changed protocol");
+      maybe_prepare_rebalance(
+        "static member " + req.group_instance_id + " changed protocol", now_ms);
       break;
     }
     case group_state::completing_rebalance:
       // The leader may already have assigned to the old id.
       prepare_rebalance("static member " + req.group_instance_id
-                        + " replaced during CompletingRebalance");
+                          + " replaced during CompletingRebalance",
+                        now_ms);
       break;
     case group_state::preparing_rebalance:
       break;
@@ -381,12 +387,12 @@ bool group::can_rebalance() const noexcept {
   return valid_previous_state(state_, group_state::preparing_rebalance);
 }
 
-void group::maybe_prepare_rebalance(const std::string& reason) {
+void group::maybe_prepare_rebalance(const std::string& reason, int64_t now_ms) {
   if (can_rebalance())
-    prepare_rebalance(reason);
+    prepare_rebalance(reason, now_ms);
 }
 
-void group::prepare_rebalance(const std::string& reason) {
+void group::prepare_rebalance(const std::string& reason, int64_t now_ms) {
   // Kafka: members waiting for their SyncGroup answer must rejoin.
   if (state_ == group_state::completing_rebalance)
     reset_and_propagate_assignment_error(error_code::rebalance_in_progress);
@@ -396,10 +402,10 @@ void group::prepare_rebalance(const std::string& reason) {
     initial_delay_ms_ = config_.initial_rebalance_delay_ms;
     initial_remaining_ms_ = std::max<int64_t>(
       rebalance_timeout_ms() - config_.initial_rebalance_delay_ms, 0);
-    transition_to(group_state::preparing_rebalance, reason);
+    transition_to(group_state::preparing_rebalance, reason, now_ms);
     arm_join_timer(initial_delay_ms_, true);
   } else {
-    transition_to(group_state::preparing_rebalance, reason);
+    transition_to(group_state::preparing_rebalance, reason, now_ms);
     arm_join_timer(rebalance_timeout_ms(), false);
   }
 }
@@ -465,7 +471,7 @@ void group::complete_join(int64_t now_ms) {
     arm_join_timer(rebalance_timeout_ms(), false);
     return;
   }
-  init_next_generation();
+  init_next_generation(now_ms);
   if (state_ == group_state::empty)
     return;
   for (const auto& [seq, id] : join_order_) {
@@ -497,16 +503,18 @@ bool group::maybe_elect_new_joined_leader() {
   return false;
 }
 
-void group::init_next_generation() {
+void group::init_next_generation(int64_t now_ms) {
   ++generation_;
   pending_sync_.clear();
   if (!members_.empty()) {
     protocol_name_ = select_protocol();
+    subscribed_topics_ = compute_subscribed_topics();
     transition_to(group_state::completing_rebalance,
-                  "all members joined or rebalance timeout");
+                  "all members joined or rebalance timeout", now_ms);
   } else {
     protocol_name_.clear();
-    transition_to(group_state::empty, "no members left");
+    subscribed_topics_ = compute_subscribed_topics();
+    transition_to(group_state::empty, "no members left", now_ms);
   }
 }
 
@@ -592,7 +600,8 @@ maybe_parked<sync_group_response> group::sync(const sync_group_request& req,
           }
         } else {
           set_and_propagate_assignment(std::move(assignment), now_ms);
-          transition_to(group_state::stable, "leader sent the assignment");
+          transition_to(group_state::stable, "leader sent the assignment",
+                        now_ms);
         }
       }
       return {std::nullopt, req.member_id};
@@ -630,12 +639,13 @@ void group::on_group_stored(int32_t generation, error_code error,
     return; // the group moved on meanwhile
   if (error == error_code::none) {
     propagate_assignment(error_code::none, now_ms);
-    transition_to(group_state::stable, "leader sent the assignment");
+    transition_to(group_state::stable, "leader sent the assignment", now_ms);
     return;
   }
   reset_and_propagate_assignment_error(error);
   maybe_prepare_rebalance("error when storing group assignment during "
-                          "SyncGroup");
+                          "SyncGroup",
+                          now_ms);
 }
 
 void group::reset_and_propagate_assignment_error(error_code error) {
@@ -679,8 +689,8 @@ void group::on_sync_timer(uint64_t epoch, int64_t now_ms) {
     remove_member(id);
   }
   pending_sync_.clear();
-  maybe_prepare_rebalance("removing " + names
-                          + " on pending sync request expiration");
+  maybe_prepare_rebalance(
+    "removing " + names + " on pending sync request expiration", now_ms);
   try_complete_join(now_ms);
 }
 
@@ -850,6 +860,105 @@ offset_fetch_response group::fetch(const offset_fetch_request& req) const {
   return fetch_offsets(offsets_->entries(), req);
 }
 
+// -- offsets expiry (KIP-211, KIP-496) ---------------------------------------------
+
+std::optional<std::set<std::string>> group::compute_subscribed_topics() const {
+  // Kafka's computeSubscribedTopics: known only for the consumer protocol;
+  // each member's subscription is read with schema version 0, the prefix
+  // of every version.
+  if (protocol_type_ != consumer_protocol_type)
+    return std::nullopt;
+  if (members_.empty())
+    return std::set<std::string>{};
+  if (protocol_name_.empty())
+    return std::nullopt;
+  std::set<std::string> topics;
+  for (const auto& [id, m] : members_) {
+    auto md = m.metadata_for(protocol_name_);
+    auto sub = md ? decode_subscription(*md) : std::nullopt;
+    if (!sub)
+      return std::nullopt; // Kafka: not aware of the subscribed topics
+    topics.insert(sub->topics.begin(), sub->topics.end());
+  }
+  return topics;
+}
+
+bool group::is_subscribed_to_topic(const std::string& topic) const {
+  // Kafka's ClassicGroup.isSubscribedToTopic: unknown subscriptions count
+  // as subscribed for the consumer protocol.
+  if (subscribed_topics_)
+    return subscribed_topics_->count(topic) > 0;
+  return protocol_type_ == consumer_protocol_type;
+}
+
+expired_offsets
+group::expire_offsets(int64_t now_ms, int64_t retention_ms,
+                      const std::set<topic_partition>& pending_commits) {
+  expired_offsets result;
+  if (state_ == group_state::dead)
+    return result;
+  // Kafka's ClassicGroup.offsetExpirationCondition: the time an offset's
+  // retention counts from, or none while members are rebalancing.
+  std::optional<int64_t> since_state;
+  bool expires = false;
+  if (protocol_type_.empty()) {
+    // No protocol: a group used for offset storage only (manual
+    // assignment, admin tools); each offset counts from its commit.
+    expires = true;
+  } else if (state_ == group_state::empty) {
+    // No members: from when the group became Empty (records without a
+    // state timestamp: from each commit).
+    expires = true;
+    since_state = current_state_timestamp_ms_;
+  } else if (state_ == group_state::stable
+             && protocol_type_ == consumer_protocol_type
+             && subscribed_topics_) {
+    // KIP-496: a Stable consumer group keeps the offsets of the topics it
+    // subscribes to; the others count from their commit.
+    expires = true;
+  }
+  if (expires) {
+    // Kafka's OffsetMetadataManager.cleanupExpiredOffsets: a partition
+    // whose commit is still being written is left for the next run.
+    std::vector<topic_partition> gone;
+    for (const auto& [tp, value] : offsets_->entries()) {
+      if (is_subscribed_to_topic(tp.topic) || pending_commits.count(tp))
+        continue;
+      auto base = since_state.value_or(value.commit_timestamp_ms);
+      if (now_ms - base >= retention_ms) {
+        result.offsets.emplace_back(tp, value);
+        gone.push_back(tp);
+      }
+    }
+    for (const auto& tp : gone)
+      offsets_->erase(tp);
+  }
+  // GroupMetadataManager.cleanupGroupMetadata: an Empty group with no
+  // offsets left is Dead. Its metadata tombstone is skipped at generation
+  // 0, a group that only stored offsets and never stored metadata.
+  if (state_ == group_state::empty && offsets_->entries().empty()) {
+    result.group_deleted = true;
+    result.metadata_tombstone = generation_ > 0;
+    result.state_timestamp_ms = current_state_timestamp_ms_;
+    transition_to(group_state::dead, "offsets expired, group is empty", now_ms);
+  }
+  return result;
+}
+
+void group::undo_expiry(const expired_offsets& expired) {
+  // The tombstones were not written: the group is as it was before, as
+  // Kafka's coordinator reverts to its last committed state. An offset
+  // committed since stays.
+  for (const auto& [tp, value] : expired.offsets)
+    if (!offsets_->get(tp))
+      offsets_->put(tp, value);
+  if (expired.group_deleted && state_ == group_state::dead) {
+    // Not a transition of Kafka's state machine: the deletion is undone.
+    state_ = group_state::empty;
+    current_state_timestamp_ms_ = expired.state_timestamp_ms;
+  }
+}
+
 // -- describe -----------------------------------------------------------------------
 
 described_group group::describe() const {
@@ -889,7 +998,7 @@ listed_group group::listing() const {
 void group::shutdown(error_code reason) {
   if (state_ == group_state::dead)
     return;
-  transition_to(group_state::dead, "coordinator gave up the group");
+  transition_to(group_state::dead, "coordinator gave up the group", -1);
   for (auto& [id, m] : members_) {
     if (m.awaiting_join)
       answer_join(m, join_error(id, reason));
@@ -910,8 +1019,14 @@ void group::restore(group_snapshot snapshot, int64_t now_ms) {
     invariant_failed(group_id_, "restore into a group that is in use");
   generation_ = snapshot.generation;
   protocol_type_ = std::move(snapshot.protocol_type);
-  if (snapshot.members.empty() || snapshot.protocol_name.empty())
-    return; // Kafka loads a group without members as Empty
+  // Kafka's loadGroup: the state timestamp as stored (none in records
+  // without one: expiry then counts from each commit).
+  current_state_timestamp_ms_ = snapshot.current_state_timestamp_ms;
+  if (snapshot.members.empty() || snapshot.protocol_name.empty()) {
+    // Kafka loads a group without members as Empty.
+    subscribed_topics_ = compute_subscribed_topics();
+    return;
+  }
   for (auto& m : snapshot.members) {
     m.last_heartbeat_ms = now_ms;
     m.awaiting_join = m.awaiting_sync = m.is_new = false;
@@ -928,6 +1043,7 @@ void group::restore(group_snapshot snapshot, int64_t now_ms) {
   // Loading sets the state directly, as Kafka's loadGroup does: no
   // transition happened on this coordinator.
   state_ = group_state::stable;
+  subscribed_topics_ = compute_subscribed_topics();
 }
 
 group_member& group::add_member(group_member m) {
@@ -981,7 +1097,7 @@ void group::remove_member_and_update_group(const std::string& member_id,
   switch (state_) {
     case group_state::stable:
     case group_state::completing_rebalance:
-      maybe_prepare_rebalance(reason);
+      maybe_prepare_rebalance(reason, now_ms);
       try_complete_join(now_ms);
       break;
     case group_state::preparing_rebalance:
@@ -1090,7 +1206,8 @@ std::string group::generate_member_id(const std::string& prefix) {
 
 // -- helpers --------------------------------------------------------------------
 
-void group::transition_to(group_state target, std::string reason) {
+void group::transition_to(group_state target, std::string reason,
+                          int64_t now_ms) {
   if (!valid_previous_state(state_, target))
     invariant_failed(group_id_, "invalid state transition from "
                                   + std::string{state_name(state_)} + " to "
@@ -1098,6 +1215,10 @@ void group::transition_to(group_state target, std::string reason) {
   effects_.transitions.push_back(
     {state_, target, generation_, std::move(reason)});
   state_ = target;
+  // Kafka's transitionTo sets currentStateTimestamp; a teardown (-1) has
+  // no clock and the Dead group no use for it.
+  if (now_ms >= 0)
+    current_state_timestamp_ms_ = now_ms;
 }
 
 void group::answer_join(group_member& m, join_group_response answer) {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -27,6 +28,10 @@
 namespace troupe {
 
 // group_state and its state_name(): domain/group_kinds.hpp.
+
+/// The protocol type of Kafka's consumers (ConsumerProtocol.PROTOCOL_TYPE):
+/// the coordinator reads their subscriptions (offsets expiry, KIP-496).
+inline constexpr std::string_view consumer_protocol_type = "consumer";
 
 struct group_member {
   std::string member_id;
@@ -64,6 +69,27 @@ struct group_snapshot {
   /// In join order; each with the chosen protocol's metadata as its only
   /// protocol, its assignment and its timeouts.
   std::vector<group_member> members;
+  /// When the group entered its state (GroupMetadataValue's
+  /// currentStateTimestamp); none in records that lack it.
+  std::optional<int64_t> current_state_timestamp_ms;
+};
+
+/// What one run of offsets expiry took from a group (Kafka's
+/// OffsetMetadataManager.cleanupExpiredOffsets and GroupMetadataManager
+/// .maybeDeleteGroup): the tombstones for the caller to write.
+struct expired_offsets {
+  /// Removed from the group, each as it was.
+  std::vector<std::pair<topic_partition, committed_offset>> offsets;
+  /// The group was Empty with no offsets left and is Dead now.
+  bool group_deleted = false;
+  /// Its group metadata gets a tombstone too (it had a generation).
+  bool metadata_tombstone = false;
+  /// The state timestamp before the group died, for undo_expiry.
+  std::optional<int64_t> state_timestamp_ms;
+
+  bool empty() const noexcept {
+    return offsets.empty() && !group_deleted;
+  }
 };
 
 /// A timer the caller arms; when it fires, the caller hands the epoch back.
@@ -187,6 +213,30 @@ public:
   /// rebalances.
   void on_group_stored(int32_t generation, error_code error, int64_t now_ms);
 
+  // -- offsets expiry ------------------------------------------------------------
+
+  /// Kafka's offset expiry for this group at `now_ms` (KIP-211, KIP-496;
+  /// docs/ARCHITECTURE.md §3). Without a protocol type (offsets stored
+  /// without a group membership) each offset expires `retention_ms` after
+  /// its commit; an Empty group's offsets expire `retention_ms` after it
+  /// became Empty; a Stable group of the consumer protocol keeps the offsets
+  /// of the topics its members subscribe to, the others expire after their
+  /// commit; a rebalancing group keeps all. Partitions in `pending_commits`
+  /// (a commit being written) stay. The expired offsets are removed, and an
+  /// Empty group left without offsets becomes Dead. The caller writes the
+  /// tombstones and calls undo_expiry if that fails.
+  expired_offsets
+  expire_offsets(int64_t now_ms, int64_t retention_ms,
+                 const std::set<topic_partition>& pending_commits = {});
+
+  /// The tombstones of `expired` could not be written: the offsets are back
+  /// (unless committed again meanwhile) and a deleted group is Empty again.
+  void undo_expiry(const expired_offsets& expired);
+
+  /// Kafka's isSubscribedToTopic: a member subscribes to it, or (consumer
+  /// protocol) the subscriptions are unknown.
+  bool is_subscribed_to_topic(const std::string& topic) const;
+
   /// The group's committed offsets.
   offset_store& offsets() noexcept {
     return *offsets_;
@@ -235,6 +285,15 @@ public:
   const group_config& config() const noexcept {
     return config_;
   }
+  /// When the group entered its state (Kafka's currentStateTimestamp).
+  std::optional<int64_t> current_state_timestamp_ms() const noexcept {
+    return current_state_timestamp_ms_;
+  }
+  /// The topics the members subscribe to, when the group knows them
+  /// (consumer protocol only; Kafka's subscribedTopics).
+  const std::optional<std::set<std::string>>& subscribed_topics() const {
+    return subscribed_topics_;
+  }
 
 private:
   // -- join paths (Kafka's doNewMemberJoinGroup / doCurrentMemberJoinGroup) --
@@ -251,7 +310,7 @@ private:
 
   maybe_parked<join_group_response>
   update_member_and_rebalance(group_member& m, const join_group_request& req,
-                              const char* reason);
+                              const char* reason, int64_t now_ms);
 
   maybe_parked<join_group_response>
   update_static_member_and_rebalance(const std::string& new_member_id,
@@ -263,13 +322,14 @@ private:
   // -- rebalance barrier -------------------------------------------------------
 
   bool can_rebalance() const noexcept;
-  void maybe_prepare_rebalance(const std::string& reason);
-  void prepare_rebalance(const std::string& reason);
+  void maybe_prepare_rebalance(const std::string& reason, int64_t now_ms);
+  void prepare_rebalance(const std::string& reason, int64_t now_ms);
   void try_complete_join(int64_t now_ms);
   void complete_join(int64_t now_ms);
   bool all_members_joined() const noexcept;
   bool maybe_elect_new_joined_leader();
-  void init_next_generation();
+  void init_next_generation(int64_t now_ms);
+  std::optional<std::set<std::string>> compute_subscribed_topics() const;
   std::string select_protocol() const;
   void arm_join_timer(int64_t delay_ms, bool initial);
   void arm_sync_timer(int64_t delay_ms);
@@ -305,7 +365,8 @@ private:
 
   // -- helpers -------------------------------------------------------------------
 
-  void transition_to(group_state target, std::string reason);
+  /// `now_ms` -1: no clock (teardown), the state timestamp stays.
+  void transition_to(group_state target, std::string reason, int64_t now_ms);
   void answer_join(group_member& m, join_group_response answer);
   void answer_sync(group_member& m, sync_group_response answer);
   void start_session(const std::string& member_id, int64_t first_check_ms);
@@ -325,6 +386,8 @@ private:
   std::string protocol_type_;
   std::string protocol_name_;
   std::string leader_;
+  std::optional<int64_t> current_state_timestamp_ms_;
+  std::optional<std::set<std::string>> subscribed_topics_;
   /// The generation whose group metadata is being stored.
   std::optional<int32_t> storing_generation_;
 

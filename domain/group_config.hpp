@@ -22,6 +22,13 @@ struct group_config {
   /// offsets.commit.timeout.ms: how long a commit waits for
   /// __consumer_offsets to hold it (acks=all) before it fails.
   int32_t offset_commit_timeout_ms = 5000;
+  /// offsets.retention.minutes (7 days) in ms: how long a group's committed
+  /// offsets outlive the group's last member (Kafka's KIP-211), or a
+  /// commit made without a group membership (docs/ARCHITECTURE.md §3).
+  int64_t offsets_retention_ms = int64_t{10080} * 60 * 1000;
+  /// offsets.retention.check.interval.ms: how often each led
+  /// __consumer_offsets partition looks for expired offsets.
+  int64_t offsets_retention_check_interval_ms = 600000;
   /// Store the group metadata (durably, by the coordinator) before a
   /// SyncGroup assignment goes out, as Kafka does; off when offsets live in
   /// memory only.

@@ -76,6 +76,11 @@ const std::vector<property_doc> docs = {
   {"offset.metadata.max.bytes", "4096", "largest offset commit metadata"},
   {"offsets.commit.timeout.ms", "5000",
    "how long a commit waits for __consumer_offsets to hold it"},
+  {"offsets.retention.minutes", "10080",
+   "how long committed offsets outlive their group's last member (KIP-211) "
+   "or, without a group, their commit"},
+  {"offsets.retention.check.interval.ms", "600000",
+   "how often the coordinators look for expired offsets"},
   {"replica.fetch.wait.max.ms", "500", "a follower's fetch long-poll"},
   {"replica.fetch.backoff.ms", "1000", "a follower's pause after an error"},
   {"broker.id", "-1",
@@ -245,6 +250,13 @@ void apply_properties(const properties& props, cluster_config& cfg,
       ok = parse_int<int32_t>(value, g.max_size, 1, i32max);
     else if (key == "offsets.commit.timeout.ms")
       ok = parse_int<int32_t>(value, g.offset_commit_timeout_ms, 1, i32max);
+    else if (key == "offsets.retention.minutes") {
+      int32_t minutes = 0;
+      ok = parse_int<int32_t>(value, minutes, 1, i32max);
+      g.offsets_retention_ms = int64_t{minutes} * 60 * 1000;
+    } else if (key == "offsets.retention.check.interval.ms")
+      ok = parse_int<int64_t>(value, g.offsets_retention_check_interval_ms, 1,
+                              INT64_MAX);
     else if (key == "replica.fetch.wait.max.ms")
       ok = parse_int<int32_t>(value, cfg.replica_fetch_wait_max_ms, 0, i32max);
     else if (key == "replica.fetch.backoff.ms")

@@ -918,9 +918,56 @@ void consumer_group::update_topics(const std::vector<topic_info>& topics) {
     metadata_refresh_needed_ = true;
 }
 
+// -- offsets expiry -------------------------------------------------------------------
+
+consumer_group_expiry consumer_group::expire_offsets(int64_t now_ms,
+                                                     int64_t retention_ms) {
+  consumer_group_expiry result;
+  if (state_ == consumer_group_state::dead)
+    return result;
+  // ConsumerGroup.offsetExpirationCondition counts from the commit, for
+  // the topics the group does not subscribe to (cleanupExpiredOffsets).
+  bool all_expired = true;
+  for (const auto& [tp, value] : image_.offsets) {
+    if (!is_subscribed_to_topic(tp.topic)
+        && now_ms - value.commit_timestamp_ms >= retention_ms)
+      result.offsets.push_back(tp);
+    else
+      all_expired = false;
+  }
+  for (const auto& tp : result.offsets)
+    append(offset_record{tp, {}, true});
+  if (!all_expired || !image_.members.empty())
+    return result;
+  // GroupMetadataManager.maybeDeleteGroup of an Empty group, with the
+  // records of ConsumerGroup.createGroupTombstoneRecords in its order (the
+  // members' own records went with each member).
+  std::vector<std::string> targets;
+  for (const auto& [id, a] : image_.target_assignment)
+    targets.push_back(id);
+  for (const auto& id : targets)
+    append(target_assignment_record{id, {}, true});
+  append(target_assignment_epoch_record{0, true});
+  append(subscription_metadata_record{{}, true});
+  append(group_epoch_record{0, true});
+  timers_.clear();
+  effects_.transitions.push_back({state_, consumer_group_state::dead,
+                                  image_.group_epoch, image_.assignment_epoch,
+                                  "offsets expired, group is empty"});
+  state_ = consumer_group_state::dead;
+  expired_ = true;
+  result.group_deleted = true;
+  return result;
+}
+
 // -- loading and teardown -----------------------------------------------------------
 
 void consumer_group::restore(consumer_group_image image, int64_t now_ms) {
+  if (expired_) {
+    // The expiry's tombstones were not written: the group is back.
+    expired_ = false;
+    state_ = consumer_group_state::empty;
+  }
   image_ = std::move(image);
   rebuild_indexes();
   timers_.clear();

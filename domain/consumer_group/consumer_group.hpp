@@ -79,6 +79,19 @@ struct consumer_group_effects {
   }
 };
 
+/// What one run of offsets expiry did to a consumer group.
+struct consumer_group_expiry {
+  /// Offsets that got tombstones.
+  std::vector<topic_partition> offsets;
+  /// The group was Empty with no offsets left: its records got tombstones
+  /// and it is Dead.
+  bool group_deleted = false;
+
+  bool empty() const noexcept {
+    return offsets.empty() && !group_deleted;
+  }
+};
+
 class consumer_group {
 public:
   // -- constructors ----------------------------------------------------------
@@ -132,10 +145,29 @@ public:
   /// and the members pick it up with their next heartbeats.
   void on_assignment_timer(uint64_t timer, int64_t now_ms);
 
+  // -- offsets expiry ----------------------------------------------------------
+
+  /// Kafka's offset expiry for a consumer group at `now_ms` (KIP-211 and
+  /// KIP-496 as the new coordinator runs them: OffsetMetadataManager
+  /// .cleanupExpiredOffsets with ConsumerGroup.offsetExpirationCondition,
+  /// GroupMetadataManager.maybeDeleteGroup). The offsets of topics no member
+  /// subscribes to expire `retention_ms` after their commit and get
+  /// tombstones; when every offset expired (or there is none) and the group
+  /// has no members, every record of the group gets a tombstone and the
+  /// group is Dead. The records go out as effects: a failed write restores
+  /// the group (restore), which brings it back.
+  consumer_group_expiry expire_offsets(int64_t now_ms, int64_t retention_ms);
+
+  /// Kafka's ModernGroup.isSubscribedToTopic.
+  bool is_subscribed_to_topic(const std::string& topic) const {
+    return subscribed_topics_.count(topic) > 0;
+  }
+
   // -- loading and teardown --------------------------------------------------
 
   /// Takes the group over from its replayed records (Kafka's replay plus
-  /// onLoaded): every member gets a full session timeout from `now_ms`,
+  /// onLoaded), or goes back to what was written when a write failed (a
+  /// group deleted by expiry lives again): every member gets a full session timeout from `now_ms`,
   /// members still revoking get their rebalance timeout again, and the
   /// subscription metadata is checked against the topics on the next
   /// heartbeat. Emits no records.
@@ -302,6 +334,9 @@ private:
   std::optional<int64_t> last_assignment_ms_;
   /// The armed assignment timer, 0 for none.
   uint64_t assignment_timer_ = 0;
+  /// Dead because offsets expiry deleted it (restore undoes it), not
+  /// because the coordinator gave it up.
+  bool expired_ = false;
 
   consumer_group_effects effects_;
 };

@@ -2,6 +2,11 @@
 
 namespace troupe {
 
+int64_t loaded_timestamp_ms(int64_t stored_ms, int64_t now_ms) noexcept {
+  constexpr int64_t year_2000_ms = 946684800000;
+  return stored_ms < year_2000_ms ? now_ms : stored_ms;
+}
+
 offset_fetch_response
 fetch_offsets(const std::map<topic_partition, committed_offset>& offsets,
               const offset_fetch_request& req) {

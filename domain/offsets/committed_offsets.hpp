@@ -23,6 +23,14 @@ offset_fetch_response
 fetch_offsets(const std::map<topic_partition, committed_offset>& offsets,
               const offset_fetch_request& req);
 
+/// A commit or state timestamp as a coordinator loads it from
+/// __consumer_offsets, for offsets expiry (KIP-211). Kafka's stamps, and
+/// troupe's since issue 20, are wall-clock milliseconds; earlier troupe
+/// releases stamped the writer's steady clock (time since its host booted),
+/// which means nothing on another node: such a stamp (before 2000-01-01)
+/// counts from `now_ms`, the load, so that no offset expires early.
+int64_t loaded_timestamp_ms(int64_t stored_ms, int64_t now_ms) noexcept;
+
 /// What a group wrote to __consumer_offsets.
 enum class offsets_write {
   /// A classic group's OffsetCommit (GroupMetadataManager.storeOffsets).
