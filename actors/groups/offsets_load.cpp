@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/groups/offsets_writer.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
 #include "domain/replication/cluster_metadata.hpp"
@@ -21,6 +22,41 @@ struct replay {
   offsets_partition_state state;
   int64_t next_offset = 0;
 };
+
+/// The upgrade rewrite (storage/offsets_records.hpp, upgrade_batches): a
+/// partition whose replay met records of the release before issue 20 gets
+/// their tombstones and its current state in Kafka's format, through the
+/// one writer. Sent before the partition's coordinators exist, so it
+/// precedes their writes in the replica's log. A failed write is only
+/// logged: the protobuf records stay readable, and the next load rewrites
+/// them again.
+void rewrite_legacy_records(group_service_ptr self, int32_t partition,
+                            const offsets_partition_state& state) {
+  if (!state.needs_upgrade())
+    return;
+  auto& st = self->state;
+  auto i = st.offsets_replicas.find(partition);
+  if (i == st.offsets_replicas.end())
+    return;
+  offsets_log log;
+  log.replica = i->second.replica;
+  log.partition = {offsets_topic, partition};
+  log.timeout_ms = st.config.group.offset_commit_timeout_ms;
+  auto batches = upgrade_batches(state);
+  spdlog::info("broker {}: {}-{} holds {} keys of troupe's old record format: "
+               "rewriting them in Kafka's ({} batches)",
+               st.node_id, offsets_topic, partition, state.legacy_keys.size(),
+               batches.size());
+  for (auto& batch : batches)
+    write_offsets(self, log, std::move(batch),
+                  [self, partition](error_code e) {
+                    if (e != error_code::none)
+                      spdlog::warn("broker {}: rewrite of {}-{} in Kafka's "
+                                   "record format failed: {}",
+                                   self->state.node_id, offsets_topic,
+                                   partition, to_string(e));
+                  });
+}
 
 void read_chunk(group_service_ptr self, std::shared_ptr<replay> r) {
   if (!r->wanted())
@@ -42,6 +78,8 @@ void read_chunk(group_service_ptr self, std::shared_ptr<replay> r) {
           if (res.error != error_code::none)
             spdlog::error("broker {}: reading {}-{}: {}", self->state.node_id,
                           offsets_topic, r->partition, to_string(res.error));
+          else // the whole partition was read: its state is the latest
+            rewrite_legacy_records(self, r->partition, r->state);
           r->done(r->state);
           return;
         }

@@ -52,11 +52,14 @@ TEST_CASE("group metadata replays to the last stored generation, and a "
 TEST_CASE("malformed __consumer_offsets records are skipped and counted") {
   offsets_partition_state st;
   st.apply({{0xff, 0xff, 0xff}, bytes{0x01}});
-  // An offset key with a group value.
+  // An offset key whose value is cut short.
   auto offset = offset_commit_record("g", {"t", 0}, {1, 0, "", 0});
-  auto group = group_metadata_record("g", {});
-  st.apply({offset.key, group.value});
-  CHECK(st.malformed == 2);
+  auto cut = *offset.value;
+  cut.resize(cut.size() - 1);
+  st.apply({offset.key, cut});
+  // An empty key.
+  st.apply({{}, bytes{0x00, 0x03}});
+  CHECK(st.malformed == 3);
   CHECK(st.offsets.empty());
   std::mt19937 rng(7);
   for (int i = 0; i < 5000; ++i) {
