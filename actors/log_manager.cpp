@@ -1,17 +1,81 @@
 #include "actors/log_manager.hpp"
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
+#include "domain/log/log_defaults.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
 
 namespace troupe {
 
 namespace {
+
+/// Kafka's time.milliseconds() for the logs: record timestamps, segment.ms,
+/// retention.ms and the cleaner's delete horizons are wall-clock
+/// milliseconds, and horizons are stored on disk. The actor clock, shifted
+/// once by the wall clock at spawn: the wall clock in production, while
+/// CAF's test coordinator's simulated time stays in control.
+int64_t log_clock_ms(log_manager_ptr self) {
+  return now_ms(self) + self->state.clock_shift_ms;
+}
+
+// -- the leader epoch checkpoint -------------------------------------------------
+
+/// Kafka's leader-epoch-checkpoint file in the partition directory
+/// (LeaderEpochCheckpointFile: version 0, the count, "epoch startOffset"
+/// lines). The cache is rebuilt from the batches' leader epochs at open,
+/// but compaction removes batches, and with them the first batch of an
+/// epoch: the checkpoint keeps where each epoch began.
+constexpr const char* epoch_checkpoint = "leader-epoch-checkpoint";
+
+void save_epochs(const segment_log& log, const leader_epoch_cache& epochs) {
+  auto path = log.dir() + "/" + epoch_checkpoint;
+  auto tmp = path + ".tmp";
+  std::string text = "0\n" + std::to_string(epochs.entries().size()) + "\n";
+  for (auto& [epoch, offset] : epochs.entries())
+    text += std::to_string(epoch) + " " + std::to_string(offset) + "\n";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size()
+            && std::fflush(f) == 0 && ::fdatasync(::fileno(f)) == 0;
+  if (f)
+    ok = std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    spdlog::error("log_manager: cannot write {}", path);
+  }
+}
+
+void load_epochs(managed_log& m) {
+  std::ifstream in{m.log->dir() + "/" + epoch_checkpoint};
+  int version = -1;
+  size_t count = 0;
+  if (!(in >> version >> count) || version != 0)
+    return;
+  for (size_t i = 0; i < count; ++i) {
+    int32_t epoch;
+    int64_t offset;
+    if (!(in >> epoch >> offset))
+      return;
+    m.epochs.assign(epoch, offset);
+  }
+}
+
+/// Runs `change` on the epoch cache and checkpoints it if it changed.
+template <class Change>
+void update_epochs(managed_log& m, Change change) {
+  auto before = m.epochs.entries();
+  change(m.epochs);
+  if (m.epochs.entries() != before)
+    save_epochs(*m.log, m.epochs);
+}
 
 /// Reads every batch header once to learn where each leader epoch starts.
 void rebuild_epochs(managed_log& m) {
@@ -30,6 +94,13 @@ void rebuild_epochs(managed_log& m) {
   }
 }
 
+/// A topic's log settings: its own (topic_log_config), else the broker's.
+log_config config_for(const log_manager_state& st, const std::string& topic) {
+  if (auto i = st.topic_configs.find(topic); i != st.topic_configs.end())
+    return i->second;
+  return default_log_config(st.config, topic);
+}
+
 /// The partition's log, opened (or created and recovered) on first use;
 /// null when the disk refuses, with the reason logged.
 managed_log* log_for(log_manager_ptr self, const topic_partition& tp) {
@@ -40,7 +111,7 @@ managed_log* log_for(log_manager_ptr self, const topic_partition& tp) {
   if (tp.topic.empty() || tp.partition < 0 || st.deleted.count(tp))
     return nullptr;
   auto dir = st.dir + "/" + to_string(tp);
-  auto opened = segment_log::open(dir, st.config);
+  auto opened = segment_log::open(dir, config_for(st, tp.topic));
   if (auto err = std::get_if<std::string>(&opened)) {
     spdlog::error("log_manager: cannot open {}: {}", dir, *err);
     return nullptr;
@@ -48,7 +119,13 @@ managed_log* log_for(log_manager_ptr self, const topic_partition& tp) {
   managed_log m;
   m.log =
     std::make_unique<segment_log>(std::move(std::get<segment_log>(opened)));
+  // The checkpointed epochs first, then any newer ones the batches show
+  // (assign ignores older epochs), cut to the log's offsets.
+  load_epochs(m);
   rebuild_epochs(m);
+  m.epochs.truncate_from_end(m.log->log_end_offset());
+  m.epochs.truncate_from_start(m.log->log_start_offset());
+  m.cleaner_checkpoint = read_cleaner_checkpoint(dir);
   return &st.logs.emplace(tp, std::move(m)).first->second;
 }
 
@@ -81,19 +158,54 @@ void cut_at(bytes& records, int64_t max_offset) {
   records.resize(keep);
 }
 
-/// A leader's append: offsets from the log end, its leader epoch stamped.
+/// Kafka's LogValidator.validateKey: a compacted topic takes only records
+/// with keys (INVALID_RECORD). A compressed batch's records are opaque to
+/// troupe (it does not decompress), so it cannot be checked and passes.
+bool has_null_key(const bytes& batch) {
+  auto records = decode_records(batch.data(), batch.size());
+  if (!records)
+    return false;
+  for (auto& r : *records)
+    if (!r.key)
+      return true;
+  return false;
+}
+
+/// A leader's append: offsets from the log end, its leader epoch stamped;
+/// a compacted topic refuses records without a key, and a LogAppendTime
+/// topic stamps the batch with the broker's clock.
 error_code append_as_leader(log_manager_ptr self, managed_log& m,
-                            log_append_request& req, int64_t* base) {
+                            log_append_request& req, int64_t* base,
+                            std::string& message) {
+  auto& config = m.log->config();
+  auto now = log_clock_ms(self);
+  if ((config.compact || config.log_append_time)
+      && req.batch.size() >= batch_layout::header_size
+      && validate_batch(req.batch.data(), req.batch.size(),
+                        config.max_batch_bytes)
+           == error_code::none) {
+    if (config.compact && has_null_key(req.batch)) {
+      message = "Compacted topic cannot accept message without key in topic "
+                "partition "
+                + to_string(req.partition) + ".";
+      return error_code::invalid_record;
+    }
+    if (config.log_append_time)
+      set_log_append_time(req.batch.data(), req.batch.size(), now);
+  }
   if (req.batch.size() >= batch_layout::header_size)
     set_leader_epoch(req.batch.data(), req.leader_epoch);
-  auto e = m.log->append(std::move(req.batch), now_ms(self), base);
-  if (e == error_code::none)
-    m.epochs.assign(req.leader_epoch, *base);
+  auto e = m.log->append(std::move(req.batch), now, base);
+  if (e == error_code::none
+      && req.leader_epoch > m.epochs.latest_epoch())
+    update_epochs(m, [&](auto& c) { c.assign(req.leader_epoch, *base); });
   return e;
 }
 
 /// A follower's append: the leader's batches as they are, in order from the
-/// log end offset (a batch already held is skipped).
+/// log end offset (a batch already held is skipped). A batch may start past
+/// the log end offset when the leader's log was compacted: the offsets
+/// between are holes on both replicas.
 error_code append_as_follower(log_manager_ptr self, managed_log& m,
                               log_append_request& req, int64_t* base) {
   auto& r = req.batch;
@@ -103,16 +215,19 @@ error_code append_as_follower(log_manager_ptr self, managed_log& m,
     auto leo = m.log->log_end_offset();
     if (b.last_offset() < leo)
       continue;
-    if (b.header.base_offset != leo)
+    if (b.header.base_offset < leo)
       return error_code::offset_out_of_range;
     bytes one(b.data, b.data + b.size);
-    int64_t at = -1;
-    if (auto e = m.log->append(std::move(one), now_ms(self), &at);
+    int64_t at = b.header.base_offset;
+    if (auto e = m.log->append_replicated(std::move(one), log_clock_ms(self));
         e != error_code::none)
       return e;
     if (*base < 0)
       *base = at;
-    m.epochs.assign(b.header.partition_leader_epoch, at);
+    if (b.header.partition_leader_epoch > m.epochs.latest_epoch())
+      update_epochs(m, [&](auto& c) {
+          c.assign(b.header.partition_leader_epoch, at);
+        });
   }
   // A batch cut short or malformed.
   if (walked != r.size())
@@ -196,16 +311,145 @@ list_offsets_response offset_of_max_timestamp(managed_log& m) {
   return {error_code::none, best->max_timestamp, best->base_offset, epoch};
 }
 
+// -- after a truncation -------------------------------------------------------------
+
+/// Epochs starting at or after the new log end go; a cleaner checkpoint
+/// past it comes back to it (Kafka's LogCleanerManager
+/// .maybeTruncateCheckpoint), so the new records there count as dirty.
+void after_truncation(managed_log& m) {
+  auto leo = m.log->log_end_offset();
+  update_epochs(m, [&](auto& c) { c.truncate_from_end(leo); });
+  if (m.cleaner_checkpoint > leo) {
+    m.cleaner_checkpoint = leo;
+    if (!write_cleaner_checkpoint(m.log->dir(), leo))
+      spdlog::error("log_manager: cannot write the cleaner checkpoint of {}",
+                    m.log->dir());
+  }
+}
+
+// -- the cleaner ---------------------------------------------------------------------
+
+/// What one cleaner slice reads at most before the log manager takes its
+/// next message.
+constexpr size_t cleaner_slice_bytes = 4u << 20;
+
+/// Kafka's LogCleanerManager.grabFilthiestCompactedLog: of the compacted
+/// logs not in their backoff, the one with the highest dirty ratio that
+/// needs cleaning; its clean starts. False when there is none.
+bool start_clean(log_manager_ptr self, int64_t now) {
+  auto& st = self->state;
+  auto steady = now_ms(self);
+  managed_log* best = nullptr;
+  const topic_partition* best_tp = nullptr;
+  cleanable_log best_range;
+  for (auto& [tp, m] : st.logs) {
+    if (!m.log->config().compact || m.log->failed()
+        || steady < m.next_clean_check_ms)
+      continue;
+    auto range = find_cleanable(*m.log, m.cleaner_checkpoint, now);
+    if (!range) {
+      spdlog::error("log_manager: cannot plan a clean of {}: {}",
+                    to_string(tp), m.log->last_error());
+      m.next_clean_check_ms = steady + st.config.log_cleaner_backoff_ms;
+      continue;
+    }
+    if (!needs_cleaning(*range, m.log->config())) {
+      m.next_clean_check_ms = steady + st.config.log_cleaner_backoff_ms;
+      continue;
+    }
+    if (!best || range->dirty_ratio() > best_range.dirty_ratio()) {
+      best = &m;
+      best_tp = &tp;
+      best_range = *range;
+    }
+  }
+  if (!best)
+    return false;
+  log_cleaning c;
+  c.partition = *best_tp;
+  c.bytes_before = best->log->size_in_bytes();
+  c.cleaner = std::make_unique<log_cleaner>(*best->log, best_range, now);
+  st.cleaning = std::move(c);
+  return true;
+}
+
+/// One slice of the clean in progress (or the start of the next), then the
+/// next tick: at once, later when the throttle says so, or after
+/// log.cleaner.backoff.ms when no log needs cleaning.
+void run_cleaner(log_manager_ptr self) {
+  auto& st = self->state;
+  auto now = log_clock_ms(self);
+  auto steady = now_ms(self);
+  auto backoff = st.config.log_cleaner_backoff_ms;
+  if (!st.cleaning && !start_clean(self, now)) {
+    self->delayed_send(self, ms(backoff), log_cleaner_tick{});
+    return;
+  }
+  auto& c = *st.cleaning;
+  auto& m = st.logs.at(c.partition);
+  auto& stats = c.cleaner->stats();
+  auto moved_before = stats.bytes_read + stats.bytes_written;
+  auto status = c.cleaner->step(cleaner_slice_bytes);
+  auto moved = stats.bytes_read + stats.bytes_written - moved_before;
+  if (status == log_cleaner::status::done) {
+    auto to = c.cleaner->cleaned_to();
+    m.cleaner_checkpoint = to;
+    if (!write_cleaner_checkpoint(m.log->dir(), to))
+      spdlog::error("log_manager: cannot write the cleaner checkpoint of {}",
+                    to_string(c.partition));
+    spdlog::info("log_manager: cleaned {}: {} bytes in {} segments became {} "
+                 "in {}; {} of {} records kept, {} tombstones dropped; log "
+                 "{} -> {} bytes; first dirty offset {}",
+                 to_string(c.partition), stats.bytes_before,
+                 stats.segments_before, stats.bytes_after,
+                 stats.segments_after, stats.records_kept, stats.records_read,
+                 stats.tombstones_dropped, c.bytes_before,
+                 m.log->size_in_bytes(), to);
+  } else if (status != log_cleaner::status::running) {
+    spdlog::warn("log_manager: clean of {} abandoned: {}",
+                 to_string(c.partition), c.cleaner->error());
+  }
+  if (status != log_cleaner::status::running) {
+    m.next_clean_check_ms = steady + backoff;
+    st.cleaning.reset();
+  }
+  // Kafka's Throttler (log.cleaner.io.max.bytes.per.second, checked every
+  // 300 ms): when the bytes read and written since the window began came
+  // faster than the rate, the next slice waits the difference.
+  st.throttle_bytes += static_cast<double>(moved);
+  auto elapsed = steady - st.throttle_start_ms;
+  auto rate = st.config.log_cleaner_io_max_bytes_per_second;
+  int64_t delay = 0;
+  double needed = st.throttle_bytes * 1000.0 / rate;
+  if (needed > static_cast<double>(elapsed) + 1) {
+    delay = static_cast<int64_t>(needed) - elapsed;
+    st.throttle_start_ms = steady + delay;
+    st.throttle_bytes = 0;
+  } else if (elapsed >= 300) {
+    st.throttle_start_ms = steady;
+    st.throttle_bytes = 0;
+  }
+  if (delay > 0)
+    self->delayed_send(self, ms(delay), log_cleaner_tick{});
+  else
+    self->send(self, log_cleaner_tick{});
+}
+
 } // namespace
 
 log_manager_actor::behavior_type
 log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
   auto& st = self->state;
   st.dir = std::move(dir);
-  st.config = config.log;
+  st.config = config;
   st.retention_check_interval_ms = config.log_retention_check_interval_ms;
+  st.clock_shift_ms = wall_clock_ms() - now_ms(self);
+  st.throttle_start_ms = now_ms(self);
   self->delayed_send(self, ms(st.retention_check_interval_ms),
                      log_maintenance_tick{});
+  if (config.log_cleaner_enable)
+    self->delayed_send(self, ms(config.log_cleaner_backoff_ms),
+                       log_cleaner_tick{});
   return {
     [self](log_append_request& req) {
       log_append_response res;
@@ -214,9 +458,11 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
         res.error = error_code::kafka_storage_error;
         return res;
       }
-      res.error = req.as_follower
-                    ? append_as_follower(self, *m, req, &res.base_offset)
-                    : append_as_leader(self, *m, req, &res.base_offset);
+      res.error =
+        req.as_follower
+          ? append_as_follower(self, *m, req, &res.base_offset)
+          : append_as_leader(self, *m, req, &res.base_offset,
+                             res.error_message);
       if (res.error == error_code::kafka_storage_error)
         spdlog::error("log_manager: append to {} failed: {}",
                       to_string(req.partition), m->log->last_error());
@@ -247,7 +493,7 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
         return log_read_response{error_code::kafka_storage_error, {}, -1, -1};
       auto e = m->log->truncate_to(req.offset);
       if (e == error_code::none)
-        m->epochs.truncate_from_end(m->log->log_end_offset());
+        after_truncation(*m);
       auto res = offsets_of(*m->log);
       res.error = e;
       return res;
@@ -258,8 +504,10 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
       auto m = log_for(self, req.partition);
       if (!m)
         return log_epoch_response{error_code::kafka_storage_error};
-      if (req.assign_epoch >= 0)
-        m->epochs.assign(req.assign_epoch, m->log->log_end_offset());
+      if (req.assign_epoch > m->epochs.latest_epoch())
+        update_epochs(*m, [&](auto& c) {
+            c.assign(req.assign_epoch, m->log->log_end_offset());
+          });
       return epochs_of(*m, req.requested_epoch);
     },
     [self](log_diverge_request& req) {
@@ -278,7 +526,7 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
           res.error = e;
           return res;
         }
-        m->epochs.truncate_from_end(m->log->log_end_offset());
+        after_truncation(*m);
       }
       return epochs_of(*m, -1);
     },
@@ -293,6 +541,12 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
     [self](log_delete_request& req) {
       auto& st = self->state;
       for (auto& tp : req.partitions) {
+        // A clean of this log in progress ends first, its .cleaned files
+        // deleted (it holds the log).
+        if (st.cleaning && st.cleaning->partition == tp) {
+          st.cleaning->cleaner->abort();
+          st.cleaning.reset();
+        }
         st.logs.erase(tp); // closes its files
         st.deleted.insert(tp);
         std::error_code ec;
@@ -304,16 +558,36 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
           spdlog::info("log_manager: removed the log of {}", to_string(tp));
       }
     },
+    [self](topic_log_config& msg) {
+      auto& st = self->state;
+      // A topic no longer compacted stops its clean in progress.
+      if (st.cleaning && st.cleaning->partition.topic == msg.topic
+          && !msg.config.compact) {
+        st.cleaning->cleaner->abort();
+        st.cleaning.reset();
+      }
+      for (auto& [tp, m] : st.logs)
+        if (tp.topic == msg.topic)
+          m.log->set_config(msg.config);
+      st.topic_configs[msg.topic] = std::move(msg.config);
+    },
+    [self](log_cleaner_tick&) {
+      run_cleaner(self);
+    },
     [self](log_maintenance_tick&) {
       auto& st = self->state;
-      auto now = now_ms(self);
+      auto now = log_clock_ms(self);
       for (auto& [tp, m] : st.logs) {
+        // cleanup.policy=delete (or compact,delete) only: retention leaves
+        // a compacted log to the cleaner (segment_log::apply_retention).
         if (m.log->apply_retention(now) != error_code::none
             || m.log->flush() != error_code::none)
           spdlog::error("log_manager: maintenance of {} failed: {}",
                         to_string(tp), m.log->last_error());
         else
-          m.epochs.truncate_from_start(m.log->log_start_offset());
+          update_epochs(m, [&](auto& c) {
+              c.truncate_from_start(m.log->log_start_offset());
+            });
       }
       self->delayed_send(self, ms(st.retention_check_interval_ms),
                          log_maintenance_tick{});

@@ -554,7 +554,7 @@ void produce(replica_ptr self, produce_request req,
             rp->deliver(std::move(r));
         };
         if (a.error != error_code::none) {
-          answer({a.error, -1, st.log_start_offset, {}});
+          answer({a.error, -1, st.log_start_offset, a.error_message});
           settle(&a);
           return;
         }

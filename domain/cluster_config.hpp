@@ -69,10 +69,25 @@ struct cluster_config {
   /// CAF's deterministic test coordinator turn it off.
   bool detached_io = true;
   /// log.segment.bytes, log.retention.bytes, log.retention.ms,
-  /// log.flush.interval.messages, log.flush.interval.ms, message.max.bytes
+  /// log.flush.interval.messages, log.flush.interval.ms, message.max.bytes,
+  /// log.cleanup.policy, log.roll.ms, log.cleaner.min.cleanable.ratio,
+  /// log.cleaner.delete.retention.ms, log.cleaner.min/max.compaction.lag.ms:
+  /// the broker's defaults for every topic (default_log_config).
   log_config log;
   /// log.retention.check.interval.ms
   int64_t log_retention_check_interval_ms = 300000;
+  /// log.cleaner.enable: run the log cleaner on compacted topics (the
+  /// broker's log manager, docs/ARCHITECTURE.md §4).
+  bool log_cleaner_enable = true;
+  /// log.cleaner.backoff.ms: how long the cleaner sleeps when no log needs
+  /// cleaning, and before it looks at a log again.
+  int64_t log_cleaner_backoff_ms = 15000;
+  /// log.cleaner.io.max.bytes.per.second: the cleaner's read and write
+  /// throttle (Kafka's default Double.MaxValue: none).
+  double log_cleaner_io_max_bytes_per_second = 1.7976931348623157e308;
+  /// offsets.topic.segment.bytes: segment.bytes of __consumer_offsets,
+  /// which is compacted (cleanup.policy=compact), never deleted by age.
+  uint64_t offsets_topic_segment_bytes = 104857600;
   /// Host each broker advertises; broker i gets port base_port + i.
   std::string advertised_host = "127.0.0.1";
   int32_t base_port = 9092;

@@ -1,9 +1,13 @@
 #include "domain/properties.hpp"
 
+#include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "domain/consumer_group/server_assignor.hpp"
+#include "domain/log/log_defaults.hpp"
 
 namespace troupe {
 
@@ -27,6 +31,22 @@ bool parse_int(std::string_view text, T& out, T min, T max) {
       || value < static_cast<int64_t>(min) || value > static_cast<int64_t>(max))
     return false;
   out = static_cast<T>(value);
+  return true;
+}
+
+/// A Java double as Kafka's ConfigDef reads it (Double.parseDouble), in
+/// [min, max].
+bool parse_double(std::string_view text, double& out, double min, double max) {
+  std::string copy{text};
+  if (copy.empty() || copy.front() == ' ')
+    return false;
+  char* end = nullptr;
+  errno = 0;
+  double value = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || errno == ERANGE
+      || !(value >= min && value <= max))
+    return false;
+  out = value;
   return true;
 }
 
@@ -66,6 +86,25 @@ const std::vector<property_doc> docs = {
    "fsync after this many messages"},
   {"log.flush.interval.ms", "9223372036854775807", "fsync after this long"},
   {"message.max.bytes", "1048588", "largest record batch accepted"},
+  {"log.cleanup.policy", "delete",
+   "delete | compact | compact,delete: what happens to old segments"},
+  {"log.roll.ms", "604800000",
+   "roll the active segment once its first batch is this old"},
+  {"log.cleaner.enable", "true", "run the log cleaner on compacted topics"},
+  {"log.cleaner.backoff.ms", "15000",
+   "the cleaner's pause when no log needs cleaning"},
+  {"log.cleaner.io.max.bytes.per.second", "1.7976931348623157E308",
+   "the cleaner's read and write throttle"},
+  {"log.cleaner.min.cleanable.ratio", "0.5",
+   "dirty/cleanable bytes at which a log is cleaned"},
+  {"log.cleaner.delete.retention.ms", "86400000",
+   "how long a tombstone survives after cleaning"},
+  {"log.cleaner.min.compaction.lag.ms", "0",
+   "records younger than this are not compacted"},
+  {"log.cleaner.max.compaction.lag.ms", "9223372036854775807",
+   "records older than this are compacted whatever the dirty ratio"},
+  {"offsets.topic.segment.bytes", "104857600",
+   "segment size of __consumer_offsets (compacted)"},
   {"replica.lag.time.max.ms", "30000",
    "a follower not caught up for this long leaves the ISR"},
   {"group.initial.rebalance.delay.ms", "3000",
@@ -236,6 +275,30 @@ void apply_properties(const properties& props, cluster_config& cfg,
       ok = parse_int<int64_t>(value, cfg.log.flush_ms, 0, INT64_MAX);
     else if (key == "message.max.bytes")
       ok = parse_int<size_t>(value, cfg.log.max_batch_bytes, 64, INT32_MAX);
+    else if (key == "log.cleanup.policy")
+      ok = parse_cleanup_policy(value, cfg.log);
+    else if (key == "log.roll.ms")
+      ok = parse_int<int64_t>(value, cfg.log.segment_ms, 1, INT64_MAX);
+    else if (key == "log.cleaner.enable")
+      ok = parse_bool(value, cfg.log_cleaner_enable);
+    else if (key == "log.cleaner.backoff.ms")
+      ok = parse_int<int64_t>(value, cfg.log_cleaner_backoff_ms, 0, INT64_MAX);
+    else if (key == "log.cleaner.io.max.bytes.per.second")
+      ok = parse_double(value, cfg.log_cleaner_io_max_bytes_per_second, 1e-300,
+                        std::numeric_limits<double>::max());
+    else if (key == "log.cleaner.min.cleanable.ratio")
+      ok = parse_double(value, cfg.log.min_cleanable_dirty_ratio, 0, 1);
+    else if (key == "log.cleaner.delete.retention.ms")
+      ok = parse_int<int64_t>(value, cfg.log.delete_retention_ms, 0, INT64_MAX);
+    else if (key == "log.cleaner.min.compaction.lag.ms")
+      ok =
+        parse_int<int64_t>(value, cfg.log.min_compaction_lag_ms, 0, INT64_MAX);
+    else if (key == "log.cleaner.max.compaction.lag.ms")
+      ok =
+        parse_int<int64_t>(value, cfg.log.max_compaction_lag_ms, 1, INT64_MAX);
+    else if (key == "offsets.topic.segment.bytes")
+      ok = parse_int<uint64_t>(value, cfg.offsets_topic_segment_bytes, 14,
+                               INT32_MAX);
     else if (key == "min.insync.replicas")
       ok = parse_int<int32_t>(value, cfg.min_insync_replicas, 1, 64);
     else if (key == "replica.lag.time.max.ms")

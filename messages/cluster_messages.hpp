@@ -229,6 +229,8 @@ struct log_append_response {
   error_code error = error_code::none;
   int64_t base_offset = -1;
   int64_t log_end_offset = -1;
+  /// Why, for INVALID_RECORD (Produce's ErrorMessage).
+  std::string error_message{};
 };
 
 /// Whole batches from the one holding `offset`, at least one.
@@ -442,7 +444,7 @@ typename Inspector::result_type inspect(Inspector& f, log_append_request& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, log_append_response& x) {
-  return f(x.error, x.base_offset, x.log_end_offset);
+  return f(x.error, x.base_offset, x.log_end_offset, x.error_message);
 }
 
 template <class Inspector>

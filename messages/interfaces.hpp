@@ -173,7 +173,8 @@ using log_manager_actor = caf::typed_actor<
   caf::replies_to<log_epoch_request>::with<log_epoch_response>,
   caf::replies_to<log_diverge_request>::with<log_epoch_response>,
   caf::replies_to<list_offsets_request>::with<list_offsets_response>,
-  caf::reacts_to<log_maintenance_tick>, caf::reacts_to<log_delete_request>>;
+  caf::reacts_to<log_maintenance_tick>, caf::reacts_to<log_delete_request>,
+  caf::reacts_to<topic_log_config>, caf::reacts_to<log_cleaner_tick>>;
 
 /// Receives a consumer's or a group's events.
 using event_listener_actor =

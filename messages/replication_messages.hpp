@@ -6,9 +6,11 @@
 // untouched, so the Kafka listener can pass them through.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "domain/error_code.hpp"
+#include "domain/log/segment_log.hpp"
 #include "domain/replication/replica_role.hpp"
 #include "domain/topic_partition.hpp"
 #include "messages/cluster_messages.hpp"
@@ -190,7 +192,43 @@ struct broker_status_request {
   // nop
 };
 
+/// The log settings of a topic's partitions on this broker (Kafka's
+/// LogConfig after a topic config change, TopicConfigHandler): the log
+/// manager applies them to every open partition of the topic and to those
+/// it opens later, until the next one. Without one, a topic has
+/// default_log_config (domain/log/log_defaults.hpp).
+struct topic_log_config {
+  std::string topic;
+  log_config config;
+};
+
+/// The log manager's cleaner runs one bounded slice of a clean per tick and
+/// sends itself the next (docs/ARCHITECTURE.md §4): appends and fetches
+/// queued meanwhile go first.
+struct log_cleaner_tick {
+  // nop
+};
+
 // -- inspect ------------------------------------------------------------------
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, log_config& x) {
+  return f(x.segment_bytes, x.index_interval_bytes, x.retention_bytes,
+           x.retention_ms, x.flush_messages, x.flush_ms, x.max_batch_bytes,
+           x.compact, x.delete_policy, x.segment_ms, x.delete_retention_ms,
+           x.min_compaction_lag_ms, x.max_compaction_lag_ms,
+           x.min_cleanable_dirty_ratio, x.log_append_time);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, topic_log_config& x) {
+  return f(x.topic, x.config);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, log_cleaner_tick&) {
+  return f();
+}
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, produce_request& x) {

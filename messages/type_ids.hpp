@@ -147,6 +147,10 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::allocate_producer_ids_response))
   CAF_ADD_TYPE_ID(troupe, (troupe::consumer_group_assignment_timeout))
 
+  // -- log compaction
+  CAF_ADD_TYPE_ID(troupe, (troupe::topic_log_config))
+  CAF_ADD_TYPE_ID(troupe, (troupe::log_cleaner_tick))
+
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on
 

@@ -130,6 +130,24 @@ struct validating_sink {
   void on_header(const bytes_view&, const bytes_view&) {}
 };
 
+/// Checks only, for a batch in a log: offset deltas rise strictly within
+/// [0, last_offset_delta] (compaction leaves gaps), timestamps in range.
+struct stored_validating_sink {
+  int64_t base_timestamp;
+  int32_t last_offset_delta;
+  int64_t previous = -1;
+  bool on_record(int32_t, int64_t ts_delta, int32_t offset_delta,
+                 const bytes_view&, const bytes_view&) {
+    int64_t ts;
+    if (offset_delta <= previous || offset_delta > last_offset_delta
+        || __builtin_add_overflow(base_timestamp, ts_delta, &ts))
+      return false;
+    previous = offset_delta;
+    return true;
+  }
+  void on_header(const bytes_view&, const bytes_view&) {}
+};
+
 struct decoding_sink {
   int64_t base_offset;
   int64_t base_timestamp;
@@ -362,6 +380,102 @@ error_code validate_batch(const uint8_t* p, size_t n, size_t max_batch_bytes) {
   if (!walk_records(p + L::records, p + n, h->records_count, sink, nullptr))
     return error_code::corrupt_message;
   return error_code::none;
+}
+
+error_code validate_stored_batch(const uint8_t* p, size_t n) {
+  auto h = parse_header(p, n);
+  int64_t last_offset;
+  if (!h || h->magic != L::current_magic
+      || h->batch_length
+           < static_cast<int32_t>(L::header_size - L::log_overhead)
+      || h->size_in_bytes() != static_cast<int64_t>(n)
+      || h->crc != batch_crc(p, n) || h->compression() > 4
+      || h->last_offset_delta < 0 || h->records_count < 0
+      || int64_t{h->records_count} > int64_t{h->last_offset_delta} + 1
+      || __builtin_add_overflow(h->base_offset, int64_t{h->last_offset_delta},
+                                &last_offset))
+    return error_code::corrupt_message;
+  if (h->compression() != 0)
+    return error_code::none;
+  stored_validating_sink sink{h->base_timestamp, h->last_offset_delta};
+  if (!walk_records(p + L::records, p + n, h->records_count, sink, nullptr))
+    return error_code::corrupt_message;
+  return error_code::none;
+}
+
+void set_log_append_time(uint8_t* batch, size_t n, int64_t now_ms) {
+  auto attributes = load_be<int16_t>(batch + L::attributes);
+  store_be<int16_t>(batch + L::attributes,
+                    static_cast<int16_t>(attributes | L::log_append_time_flag));
+  store_be<int64_t>(batch + L::max_timestamp, now_ms);
+  store_be<uint32_t>(batch + L::crc, batch_crc(batch, n));
+}
+
+std::optional<int64_t> delete_horizon(const batch_header& h) {
+  if (h.magic < L::current_magic || !(h.attributes & L::delete_horizon_flag))
+    return std::nullopt;
+  return h.base_timestamp;
+}
+
+std::vector<uint8_t>
+encode_retained_batch(const batch_header& original,
+                      const std::vector<decoded_record>& kept,
+                      int64_t delete_horizon_ms) {
+  std::vector<uint8_t> out(L::header_size);
+  auto attributes = static_cast<int16_t>(
+    original.attributes & ~(L::compression_mask | L::delete_horizon_flag));
+  int64_t base_ts = L::no_timestamp;
+  int64_t max_ts = original.max_timestamp;
+  if (!kept.empty()) {
+    auto carried = delete_horizon(original);
+    if (delete_horizon_ms >= 0 || carried) {
+      base_ts = delete_horizon_ms >= 0 ? delete_horizon_ms : *carried;
+      attributes = static_cast<int16_t>(attributes | L::delete_horizon_flag);
+    } else {
+      base_ts = kept.front().timestamp;
+    }
+    // MemoryRecordsBuilder: CreateTime batches get the largest kept
+    // timestamp; LogAppendTime ones keep the broker's.
+    if (!(original.attributes & L::log_append_time_flag)) {
+      max_ts = L::no_timestamp;
+      for (auto& r : kept)
+        max_ts = std::max(max_ts, r.timestamp);
+    }
+  }
+  if (kept.size() > INT32_MAX)
+    return {};
+  std::vector<uint8_t> body;
+  for (auto& r : kept) {
+    int64_t delta;
+    if (__builtin_sub_overflow(r.offset, original.base_offset, &delta)
+        || delta < 0 || delta > original.last_offset_delta)
+      return {};
+    body.clear();
+    record rec{r.key, r.value, r.timestamp, r.headers};
+    if (!put_record_body(body, rec, base_ts, static_cast<int32_t>(delta)))
+      return {};
+    put_varint(out, static_cast<int32_t>(body.size()));
+    out.insert(out.end(), body.begin(), body.end());
+  }
+  if (out.size() - L::log_overhead > INT32_MAX)
+    return {};
+  uint8_t* p = out.data();
+  store_be<int64_t>(p + L::base_offset, original.base_offset);
+  store_be<int32_t>(p + L::batch_length,
+                    static_cast<int32_t>(out.size() - L::log_overhead));
+  store_be<int32_t>(p + L::partition_leader_epoch,
+                    original.partition_leader_epoch);
+  p[L::magic] = static_cast<uint8_t>(L::current_magic);
+  store_be<int16_t>(p + L::attributes, attributes);
+  store_be<int32_t>(p + L::last_offset_delta, original.last_offset_delta);
+  store_be<int64_t>(p + L::base_timestamp, base_ts);
+  store_be<int64_t>(p + L::max_timestamp, max_ts);
+  store_be<int64_t>(p + L::producer_id, original.producer_id);
+  store_be<int16_t>(p + L::producer_epoch, original.producer_epoch);
+  store_be<int32_t>(p + L::base_sequence, original.base_sequence);
+  store_be<int32_t>(p + L::records_count, static_cast<int32_t>(kept.size()));
+  store_be<uint32_t>(p + L::crc, batch_crc(p, out.size()));
+  return out;
 }
 
 std::optional<std::vector<decoded_record>>

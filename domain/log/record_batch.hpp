@@ -42,6 +42,15 @@ constexpr int16_t compression_mask = 0x07;
 /// (transaction markers).
 constexpr int16_t transactional_flag = 0x10;
 constexpr int16_t control_flag = 0x20;
+/// attributes bit 3: the timestamps are LogAppendTime (the broker's clock,
+/// in maxTimestamp), not CreateTime.
+constexpr int16_t log_append_time_flag = 0x08;
+/// attributes bit 6 (KIP-534): baseTimestamp holds the batch's delete
+/// horizon, set by the clean that first kept a tombstone in it; the
+/// records' timestamp deltas stay relative to baseTimestamp.
+constexpr int16_t delete_horizon_flag = 0x40;
+/// Kafka's RecordBatch.NO_TIMESTAMP.
+constexpr int64_t no_timestamp = -1;
 
 } // namespace batch_layout
 
@@ -119,6 +128,39 @@ std::optional<batch_header> parse_header(const uint8_t* p, size_t n);
 /// Compressed batches get the header and CRC checks only: troupe does not
 /// decompress.
 error_code validate_batch(const uint8_t* p, size_t n, size_t max_batch_bytes);
+
+/// Kafka's checks on a batch already in a log (DefaultRecordBatch
+/// .ensureValid and the record structure), for a follower's append and for
+/// recovery: the produce-time rules are relaxed as compaction leaves them
+/// (MemoryRecords.filterTo): the record count may be below lastOffsetDelta
+/// + 1, even 0 (a batch kept only for its producer state), and the offset
+/// deltas of an uncompressed batch rise strictly within [0,
+/// lastOffsetDelta]. CORRUPT_MESSAGE otherwise.
+error_code validate_stored_batch(const uint8_t* p, size_t n);
+
+/// message.timestamp.type=LogAppendTime on the leader (Kafka's
+/// LogValidator, setMaxTimestamp(LOG_APPEND_TIME, now)): sets attributes
+/// bit 3 and maxTimestamp = now, and recomputes the CRC. `n` is the
+/// batch's size (>= 61).
+void set_log_append_time(uint8_t* batch, size_t n, int64_t now_ms);
+
+/// The delete horizon of a batch (KIP-534), when bit 6 is set.
+std::optional<int64_t> delete_horizon(const batch_header& h);
+
+/// The cleaner's rewrite of an uncompressed batch with only `kept` of its
+/// records (Kafka's MemoryRecords.buildRetainedRecordsInto): the original
+/// base offset, lastOffsetDelta, partition leader epoch, producer id,
+/// epoch, base sequence and flags are kept, so offsets do not move and the
+/// producer's last sequence survives; each record's offset delta is its
+/// offset - base offset. With `delete_horizon_ms` >= 0 (a tombstone kept
+/// for the first time) baseTimestamp becomes the horizon and bit 6 is set;
+/// otherwise baseTimestamp is the first kept record's and an existing
+/// horizon is carried over. An empty `kept` writes Kafka's empty batch
+/// header (writeEmptyHeader: no records, baseTimestamp -1). The CRC is
+/// computed afresh. Empty on records that do not fit Kafka's int32 sizes.
+std::vector<uint8_t> encode_retained_batch(const batch_header& original,
+                                           const std::vector<decoded_record>& kept,
+                                           int64_t delete_horizon_ms);
 
 /// The records of one uncompressed batch, with absolute offsets and
 /// timestamps. nullopt on any malformed input (structure only: the CRC is

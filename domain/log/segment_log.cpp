@@ -256,6 +256,83 @@ std::optional<std::vector<index_entry>> load_index_entries(const segment& s,
   return entries;
 }
 
+bool ends_with(const std::string& name, const std::string& suffix) {
+  return name.size() > suffix.size()
+         && name.compare(name.size() - suffix.size(), suffix.size(), suffix)
+              == 0;
+}
+
+bool rename_file(const std::string& from, const std::string& to) {
+  return ::rename(from.c_str(), to.c_str()) == 0;
+}
+
+/// Kafka's LogLoader.removeTempFilesAndCollectSwapFiles, made exact: a
+/// clean that crashed leaves `.cleaned`, `.deleted` and `.swap` files (see
+/// segment_log::replace_with_cleaned). With a `<base>.log.swap` the swap
+/// had committed: the retired (`.deleted`) segments go and the `.swap`
+/// files are renamed into place. Without one it had not: the retired
+/// segments are renamed back and the `.cleaned` files deleted.
+bool finish_interrupted_swap(const std::string& dir, std::string& error) {
+  std::vector<std::string> names;
+  {
+    std::unique_ptr<DIR, int (*)(DIR*)> d{::opendir(dir.c_str()), ::closedir};
+    if (!d) {
+      error = errno_text("opendir " + dir);
+      return false;
+    }
+    while (auto* entry = ::readdir(d.get()))
+      names.emplace_back(entry->d_name);
+  }
+  bool committed = false;
+  bool any = false;
+  for (auto& n : names) {
+    committed = committed || ends_with(n, ".log.swap");
+    any = any || ends_with(n, ".swap") || ends_with(n, ".cleaned")
+          || ends_with(n, ".deleted");
+  }
+  if (!any)
+    return true;
+  auto strip = [](const std::string& n, size_t suffix) {
+    return n.substr(0, n.size() - suffix);
+  };
+  for (auto& n : names) {
+    auto path = dir + "/" + n;
+    bool ok = true;
+    if (ends_with(n, ".cleaned")) {
+      ok = ::unlink(path.c_str()) == 0 || errno == ENOENT;
+    } else if (ends_with(n, ".deleted")) {
+      ok = committed ? ::unlink(path.c_str()) == 0 || errno == ENOENT
+                     : rename_file(path, dir + "/" + strip(n, 8));
+    } else if (ends_with(n, ".index.swap") && !committed) {
+      ok = ::unlink(path.c_str()) == 0 || errno == ENOENT;
+    }
+    if (!ok) {
+      error = errno_text("recover " + path);
+      return false;
+    }
+  }
+  if (committed) {
+    // The index first: a .log.swap left means the swap is not finished.
+    for (auto& n : names)
+      if (ends_with(n, ".index.swap")
+          && !rename_file(dir + "/" + n, dir + "/" + strip(n, 5))) {
+        error = errno_text("rename " + dir + "/" + n);
+        return false;
+      }
+    for (auto& n : names)
+      if (ends_with(n, ".log.swap")
+          && !rename_file(dir + "/" + n, dir + "/" + strip(n, 5))) {
+        error = errno_text("rename " + dir + "/" + n);
+        return false;
+      }
+  }
+  if (!sync_dir(dir)) {
+    error = errno_text("fsync " + dir);
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 // -- opening and recovery -----------------------------------------------------
@@ -278,6 +355,8 @@ std::variant<segment_log, std::string> segment_log::open(const std::string& dir,
   if (!make_dirs(dir, error))
     return error;
   segment_log log{dir, config};
+  if (!finish_interrupted_swap(dir, error))
+    return error;
   std::vector<int64_t> bases;
   std::vector<std::string> indexes;
   {
@@ -316,7 +395,7 @@ std::variant<segment_log, std::string> segment_log::open(const std::string& dir,
 
 std::string segment_log::path_of(int64_t base_offset,
                                  const char* suffix) const {
-  char name[32];
+  char name[64]; // 20 digits and the longest suffix, ".index.cleaned"
   std::snprintf(name, sizeof name, "%020" PRId64 "%s", base_offset, suffix);
   return dir_ + "/" + name;
 }
@@ -377,10 +456,12 @@ bool segment_log::recover(segment& s) {
     auto st = read_batch_info(s.log.get(), pos, file_size, b);
     if (st == scan::io_error)
       return io_error("read " + path_of(s.base_offset, ".log")), false;
-    // troupe's logs have no offset gaps (it assigns every offset and does
-    // not compact), so a batch must start exactly where the last one ended:
-    // this also catches damage to baseOffset, which the CRC does not cover.
-    if (st != scan::batch || b.base_offset != next
+    // A batch starts where the last one ended: this catches damage to
+    // baseOffset, which the CRC does not cover. A compacted log has holes
+    // (a cleaned segment becomes the active one after a truncation; a
+    // follower copies its leader's holes), so there a batch may start
+    // past where the last one ended, never before.
+    if (st != scan::batch || !follows(b.base_offset, next)
         || b.last_offset - s.base_offset > INT32_MAX)
       break;
     buf.resize(b.size);
@@ -388,8 +469,10 @@ bool segment_log::recover(segment& s) {
     if (got < 0)
       return io_error("read " + path_of(s.base_offset, ".log")), false;
     if (static_cast<size_t>(got) != b.size
-        || validate_batch(buf.data(), buf.size(), SIZE_MAX) != error_code::none)
+        || validate_stored_batch(buf.data(), buf.size()) != error_code::none)
       break;
+    if (pos == 0)
+      s.rolling_timestamp = b.max_timestamp;
     note_batch(s, b, config_.index_interval_bytes);
     next = b.last_offset + 1;
     pos += b.size;
@@ -403,6 +486,10 @@ bool segment_log::recover(segment& s) {
   return write_index(s);
 }
 
+bool segment_log::follows(int64_t base_offset, int64_t next) const {
+  return config_.compact ? base_offset >= next : base_offset == next;
+}
+
 bool segment_log::rebuild_index(segment& s) {
   reset_accounting(s);
   int64_t next = s.base_offset;
@@ -413,7 +500,7 @@ bool segment_log::rebuild_index(segment& s) {
       return io_error("read " + path_of(s.base_offset, ".log")), false;
     // A damaged old segment keeps the index up to the damage (entries stay
     // sorted); a fetch that reaches the damage reports CORRUPT_MESSAGE.
-    if (st != scan::batch || b.base_offset != next
+    if (st != scan::batch || !follows(b.base_offset, next)
         || b.last_offset - s.base_offset > INT32_MAX)
       return true;
     note_batch(s, b, config_.index_interval_bytes);
@@ -479,17 +566,54 @@ error_code segment_log::append(std::vector<uint8_t> batch, int64_t now_ms,
     return err;
   auto h = *parse_header(batch.data(), batch.size());
   int64_t base = log_end_offset();
+  set_base_offset(batch.data(), base);
+  if (auto e = append_at(batch, base, h, now_ms); e != error_code::none)
+    return e;
+  if (base_offset_out)
+    *base_offset_out = base;
+  return maybe_flush(now_ms);
+}
+
+error_code segment_log::append_replicated(std::vector<uint8_t> batch,
+                                          int64_t now_ms) {
+  if (failed_)
+    return error_code::kafka_storage_error;
+  if (batch.size() > config_.max_batch_bytes)
+    return error_code::message_too_large;
+  if (auto e = validate_stored_batch(batch.data(), batch.size());
+      e != error_code::none)
+    return e;
+  auto h = *parse_header(batch.data(), batch.size());
+  // Kafka's UnexpectedAppendOffsetException: a follower's batch never
+  // starts below its log end offset; past it is a hole of the leader's
+  // compacted log.
+  if (h.base_offset < log_end_offset())
+    return error_code::offset_out_of_range;
+  if (auto e = append_at(batch, h.base_offset, h, now_ms);
+      e != error_code::none)
+    return e;
+  return maybe_flush(now_ms);
+}
+
+void segment_log::set_config(const log_config& config) {
+  config_ = config;
+  config_.segment_bytes = std::min<uint64_t>(config_.segment_bytes, INT32_MAX);
+}
+
+error_code segment_log::append_at(std::vector<uint8_t>& batch, int64_t base,
+                                  const batch_header& h, int64_t now_ms) {
   int64_t last;
   if (__builtin_add_overflow(base, int64_t{h.last_offset_delta}, &last)) {
     last_error_ = "offsets exhausted";
     return error_code::kafka_storage_error;
   }
-  if (needs_roll(batch.size(), last)) {
-    if (auto e = roll(); e != error_code::none)
+  if (needs_roll(batch.size(), last, h.max_timestamp, now_ms)) {
+    if (auto e = roll(base); e != error_code::none)
       return e;
   }
   segment& s = segments_.back();
-  set_base_offset(batch.data(), base);
+  if (s.created_ms < 0)
+    s.created_ms = now_ms;
   batch_info b;
   b.position = s.size;
   b.size = batch.size();
@@ -507,22 +631,36 @@ error_code segment_log::append(std::vector<uint8_t> batch, int64_t now_ms,
       return undo_append(s, "write " + path_of(s.base_offset, ".index"));
   }
   note_batch(s, b, config_.index_interval_bytes);
+  if (s.size == 0)
+    s.rolling_timestamp = h.max_timestamp;
   s.size += b.size;
   s.next_offset = last + 1;
   unflushed_messages_ += h.records_count;
-  if (base_offset_out)
-    *base_offset_out = base;
-  return maybe_flush(now_ms);
+  return error_code::none;
 }
 
-bool segment_log::needs_roll(uint64_t batch_size, int64_t last_offset) const {
+bool segment_log::needs_roll(uint64_t batch_size, int64_t last_offset,
+                             int64_t max_timestamp, int64_t now_ms) {
   // Kafka's maybeRoll: never roll an empty segment (a batch larger than
-  // segment.bytes gets one to itself); roll when the batch would not fit or
-  // its offsets would not fit the index's int32 relative offsets.
-  const segment& s = segments_.back();
-  return s.size > 0
-         && (s.size + batch_size > config_.segment_bytes
-             || last_offset - s.base_offset > INT32_MAX);
+  // segment.bytes gets one to itself); roll when the batch would not fit,
+  // its offsets would not fit the index's int32 relative offsets, or
+  // segment.ms has passed (LogSegment.shouldRoll: the batch's max timestamp
+  // against the segment's first batch's, or, without timestamps, the clock
+  // against the segment's creation).
+  segment& s = segments_.back();
+  if (s.size == 0)
+    return false;
+  if (s.size + batch_size > config_.segment_bytes
+      || last_offset - s.base_offset > INT32_MAX)
+    return true;
+  if (s.created_ms < 0)
+    s.created_ms = now_ms;
+  int64_t waited;
+  bool overflow =
+    s.rolling_timestamp >= 0
+      ? __builtin_sub_overflow(max_timestamp, s.rolling_timestamp, &waited)
+      : __builtin_sub_overflow(now_ms, s.created_ms, &waited);
+  return !overflow && waited > config_.segment_ms;
 }
 
 error_code segment_log::undo_append(segment& s, const std::string& what) {
@@ -548,16 +686,18 @@ error_code segment_log::maybe_flush(int64_t now_ms) {
   return flush();
 }
 
-error_code segment_log::roll() {
+error_code segment_log::roll(int64_t base_offset) {
   // The outgoing segment is made durable before the next exists (Kafka
-  // flushes it on roll), so recovery only ever needs the last segment.
+  // flushes it on roll), so recovery only ever needs the last segment. The
+  // new one is named by the first offset it will hold.
   segment& old = segments_.back();
   if (!sync_file(old.log.get()) || !sync_file(old.index.get())) {
     failed_ = true; // fsync errors may have dropped pages: trust nothing
     return io_error("fsync " + path_of(old.base_offset, ".log"));
   }
   unflushed_messages_ = 0;
-  auto s = create_segment(old.next_offset);
+  old.next_offset = base_offset;
+  auto s = create_segment(base_offset);
   if (!s)
     return error_code::kafka_storage_error;
   segments_.push_back(std::move(*s));
@@ -688,6 +828,7 @@ error_code segment_log::truncate_to(int64_t offset) {
     return error_code::offset_out_of_range;
   if (offset >= log_end_offset())
     return error_code::none;
+  ++generation_;
   if (offset < log_start_offset())
     return truncate_fully_and_start_at(offset);
   // Newest first, so a crash part-way leaves a shorter log, never a gap.
@@ -717,8 +858,11 @@ error_code segment_log::truncate_segment(segment& s, int64_t offset) {
   // A batch straddling `offset` goes whole: batches are never split, and
   // the log end offset stays where the kept data ends, so there is no gap
   // (Kafka sets it to `offset` regardless).
+  // After compaction `offset` may fall in a hole: the batches from the
+  // first one at or after it go, and the log ends at `offset`.
   uint64_t cut = st == scan::batch ? b.position : s.size;
-  int64_t new_end = st == scan::batch ? b.base_offset : passed_end;
+  int64_t new_end = st == scan::batch ? std::min(b.base_offset, offset)
+                                      : std::max(passed_end, offset);
   auto kept = std::lower_bound(s.entries.begin(), s.entries.end(), cut,
                                [](const index_entry& e, uint64_t c) {
                                  return static_cast<uint64_t>(e.position) < c;
@@ -790,6 +934,12 @@ std::optional<int64_t> segment_log::largest_timestamp(segment& s) {
 error_code segment_log::apply_retention(int64_t now_ms) {
   if (failed_)
     return error_code::kafka_storage_error;
+  // Only cleanup.policy=delete (or compact,delete) deletes by age and size:
+  // a compacted log, __consumer_offsets among them, keeps every segment
+  // and is shrunk by the cleaner alone (Kafka's UnifiedLog
+  // .deleteOldSegments checks config.delete).
+  if (!config_.delete_policy)
+    return error_code::none;
   // Oldest first, never the active segment (Kafka rolls to delete that
   // too; troupe keeps it).
   if (config_.retention_ms >= 0) {
@@ -823,10 +973,288 @@ error_code segment_log::apply_retention(int64_t now_ms) {
 }
 
 bool segment_log::delete_oldest() {
+  ++generation_;
   if (!delete_segment_files(segments_.front().base_offset))
     return false;
   segments_.erase(segments_.begin());
   return true;
+}
+
+// -- for the log cleaner ------------------------------------------------------
+
+std::optional<std::vector<segment_log::segment_summary>>
+segment_log::summaries() {
+  std::vector<segment_summary> out;
+  for (auto& s : segments_) {
+    auto ts = largest_timestamp(s);
+    if (!ts)
+      return std::nullopt;
+    segment_summary sum{s.base_offset, s.next_offset, s.size, *ts, -1};
+    batch_info first;
+    auto st = read_batch_info(s.log.get(), 0, s.size, first);
+    if (st == scan::io_error)
+      return io_error("read " + path_of(s.base_offset, ".log")), std::nullopt;
+    if (st == scan::batch)
+      sum.first_batch_timestamp = first.max_timestamp;
+    out.push_back(sum);
+  }
+  return out;
+}
+
+error_code segment_log::segment_headers(int64_t base_offset,
+                                        uint64_t& position, size_t max_count,
+                                        std::vector<batch_header>& out) {
+  auto it = std::lower_bound(
+    segments_.begin(), segments_.end(), base_offset,
+    [](const segment& s, int64_t o) { return s.base_offset < o; });
+  if (it == segments_.end() || it->base_offset != base_offset)
+    return error_code::none;
+  uint8_t buf[L::header_size];
+  for (size_t n = 0; n < max_count; ++n) {
+    batch_info b;
+    auto st = read_batch_info(it->log.get(), position, it->size, b);
+    if (st == scan::io_error)
+      return io_error("read " + path_of(base_offset, ".log"));
+    if (st != scan::batch)
+      break;
+    if (pread_full(it->log.get(), buf, sizeof buf, position)
+        != static_cast<ssize_t>(sizeof buf))
+      return io_error("read " + path_of(base_offset, ".log"));
+    out.push_back(*parse_header(buf, sizeof buf));
+    position += b.size;
+  }
+  return error_code::none;
+}
+
+log_read segment_log::read_segment(int64_t base_offset, uint64_t position,
+                                   size_t max_bytes) {
+  auto it = std::lower_bound(
+    segments_.begin(), segments_.end(), base_offset,
+    [](const segment& s, int64_t o) { return s.base_offset < o; });
+  if (it == segments_.end() || it->base_offset != base_offset)
+    return {};
+  batch_info b;
+  switch (read_batch_info(it->log.get(), position, it->size, b)) {
+    case scan::end:
+      return {};
+    case scan::batch:
+      if (auto bytes = read_batches(*it, b, max_bytes))
+        return {error_code::none, std::move(*bytes)};
+      return {io_error("read " + path_of(base_offset, ".log")), {}};
+    case scan::torn:
+      last_error_ = "corrupt batch header at position "
+                    + std::to_string(position) + " of "
+                    + path_of(base_offset, ".log");
+      return {error_code::corrupt_message, {}};
+    case scan::io_error:
+      break;
+  }
+  return {io_error("read " + path_of(base_offset, ".log")), {}};
+}
+
+error_code segment_log::begin_cleaned(int64_t base_offset) {
+  abort_cleaned();
+  segment s;
+  s.base_offset = base_offset;
+  s.next_offset = base_offset;
+  s.max_timestamp = -1;
+  auto log_path = path_of(base_offset, ".log.cleaned");
+  auto index_path = path_of(base_offset, ".index.cleaned");
+  constexpr int flags = O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC;
+  s.log = unique_fd{::open(log_path.c_str(), flags, 0644)};
+  if (s.log.get() < 0)
+    return io_error("create " + log_path);
+  s.index = unique_fd{::open(index_path.c_str(), flags, 0644)};
+  if (s.index.get() < 0) {
+    auto e = io_error("create " + index_path);
+    ::unlink(log_path.c_str());
+    return e;
+  }
+  cleaned_ = std::move(s);
+  cleaned_buffer_.clear();
+  return error_code::none;
+}
+
+error_code segment_log::append_cleaned(const uint8_t* batch, size_t size,
+                                       int64_t last_offset) {
+  if (!cleaned_)
+    return error_code::invalid_request;
+  auto& s = *cleaned_;
+  auto h = *parse_header(batch, size);
+  batch_info b;
+  b.position = s.size;
+  b.size = size;
+  b.base_offset = h.base_offset;
+  b.last_offset = last_offset;
+  b.max_timestamp = h.max_timestamp;
+  note_batch(s, b, config_.index_interval_bytes);
+  s.size += size;
+  s.next_offset = last_offset + 1;
+  cleaned_buffer_.insert(cleaned_buffer_.end(), batch, batch + size);
+  if (cleaned_buffer_.size() >= (1u << 20))
+    return flush_cleaned();
+  return error_code::none;
+}
+
+error_code segment_log::flush_cleaned() {
+  auto& s = *cleaned_;
+  auto at = s.size - cleaned_buffer_.size();
+  if (!pwrite_full(s.log.get(), cleaned_buffer_.data(), cleaned_buffer_.size(),
+                   at))
+    return io_error("write " + path_of(s.base_offset, ".log.cleaned"));
+  cleaned_buffer_.clear();
+  return error_code::none;
+}
+
+uint64_t segment_log::cleaned_size() const {
+  return cleaned_ ? cleaned_->size : 0;
+}
+
+void segment_log::abort_cleaned() {
+  if (!cleaned_)
+    return;
+  auto base = cleaned_->base_offset;
+  cleaned_.reset();
+  cleaned_buffer_.clear();
+  ::unlink(path_of(base, ".log.cleaned").c_str());
+  ::unlink(path_of(base, ".index.cleaned").c_str());
+}
+
+error_code segment_log::replace_with_cleaned(int64_t end,
+                                             const fault_hook& hook,
+                                             bool* stopped) {
+  if (stopped)
+    *stopped = false;
+  if (failed_ || !cleaned_)
+    return error_code::kafka_storage_error;
+  auto base = cleaned_->base_offset;
+  // The old segments: [base, end), never the active one.
+  auto first = std::find_if(segments_.begin(), segments_.end(),
+                            [&](const segment& s) {
+                              return s.base_offset == base;
+                            });
+  auto last = std::find_if(first, segments_.end(), [&](const segment& s) {
+    return s.base_offset >= end;
+  });
+  if (first == segments_.end() || first == last
+      || last == segments_.end()) {
+    abort_cleaned();
+    last_error_ = "the segments to replace are gone";
+    return error_code::invalid_request;
+  }
+  auto stop = [&](swap_step step) {
+    if (hook && !hook(step)) {
+      if (stopped)
+        *stopped = true;
+      return true;
+    }
+    return false;
+  };
+  auto fail_before_commit = [&](const std::string& what) {
+    auto e = io_error(what);
+    abort_cleaned();
+    return e;
+  };
+  // 1. The cleaned files, complete and durable.
+  if (stop(swap_step::write_cleaned))
+    return error_code::none;
+  if (auto e = flush_cleaned(); e != error_code::none) {
+    abort_cleaned();
+    return e;
+  }
+  if (!write_index(*cleaned_)) {
+    abort_cleaned();
+    return error_code::kafka_storage_error;
+  }
+  if (stop(swap_step::sync_cleaned))
+    return error_code::none;
+  if (!sync_file(cleaned_->log.get()) || !sync_file(cleaned_->index.get()))
+    return fail_before_commit("fsync " + path_of(base, ".log.cleaned"));
+  // 2. Retire the old segments: renamed to .deleted, which open() renames
+  // back while no .swap exists.
+  std::vector<int64_t> retired;
+  auto unretire = [&] {
+    for (auto b : retired) {
+      rename_file(path_of(b, ".log.deleted"), path_of(b, ".log"));
+      rename_file(path_of(b, ".index.deleted"), path_of(b, ".index"));
+    }
+  };
+  for (auto i = first; i != last; ++i) {
+    if (stop(swap_step::retire_old))
+      return error_code::none;
+    auto b = i->base_offset;
+    if (!rename_file(path_of(b, ".log"), path_of(b, ".log.deleted"))) {
+      auto e = fail_before_commit("rename " + path_of(b, ".log"));
+      unretire();
+      return e;
+    }
+    retired.push_back(b);
+    if (!rename_file(path_of(b, ".index"), path_of(b, ".index.deleted"))
+        && errno != ENOENT) {
+      auto e = fail_before_commit("rename " + path_of(b, ".index"));
+      unretire();
+      return e;
+    }
+  }
+  if (!sync_dir(dir_)) {
+    auto e = fail_before_commit("fsync " + dir_);
+    unretire();
+    return e;
+  }
+  // 3. The commit: the cleaned files become .swap.
+  if (stop(swap_step::commit_index))
+    return error_code::none;
+  if (!rename_file(path_of(base, ".index.cleaned"),
+                   path_of(base, ".index.swap"))) {
+    auto e = fail_before_commit("rename " + path_of(base, ".index.cleaned"));
+    unretire();
+    return e;
+  }
+  if (stop(swap_step::commit_log))
+    return error_code::none;
+  if (!rename_file(path_of(base, ".log.cleaned"), path_of(base, ".log.swap"))) {
+    ::unlink(path_of(base, ".index.swap").c_str());
+    auto e = fail_before_commit("rename " + path_of(base, ".log.cleaned"));
+    unretire();
+    return e;
+  }
+  // From here on the new segment is the log's: a failure leaves the log to
+  // the next open() to finish, and takes no more writes.
+  auto fail_after_commit = [&](const std::string& what) {
+    failed_ = true;
+    return io_error(what);
+  };
+  if (!sync_dir(dir_))
+    return fail_after_commit("fsync " + dir_);
+  // 4. The retired files go.
+  for (auto b : retired) {
+    if (stop(swap_step::delete_old))
+      return error_code::none;
+    if ((::unlink(path_of(b, ".log.deleted").c_str()) != 0 && errno != ENOENT)
+        || (::unlink(path_of(b, ".index.deleted").c_str()) != 0
+            && errno != ENOENT))
+      return fail_after_commit("delete " + path_of(b, ".log.deleted"));
+  }
+  // 5. The .swap files take the segment's name.
+  if (stop(swap_step::install_index))
+    return error_code::none;
+  if (!rename_file(path_of(base, ".index.swap"), path_of(base, ".index")))
+    return fail_after_commit("rename " + path_of(base, ".index.swap"));
+  if (stop(swap_step::install_log))
+    return error_code::none;
+  if (!rename_file(path_of(base, ".log.swap"), path_of(base, ".log")))
+    return fail_after_commit("rename " + path_of(base, ".log.swap"));
+  if (!sync_dir(dir_))
+    return fail_after_commit("fsync " + dir_);
+  // In memory: the cleaned segment spans to the next one's base (holes
+  // are fine: offsets never move).
+  segment fresh = std::move(*cleaned_);
+  cleaned_.reset();
+  fresh.next_offset = end;
+  auto at = segments_.erase(first, last);
+  segments_.insert(at, std::move(fresh));
+  ++generation_;
+  return error_code::none;
 }
 
 } // namespace troupe

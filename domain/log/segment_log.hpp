@@ -2,12 +2,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "domain/error_code.hpp"
+#include "domain/log/record_batch.hpp"
 
 namespace troupe {
 
@@ -33,6 +35,36 @@ struct log_config {
   /// max.message.bytes (message.max.bytes): the largest batch accepted,
   /// default 1048588 = 1 MiB + the 12-byte log overhead.
   size_t max_batch_bytes = 1048588;
+  /// cleanup.policy (log.cleanup.policy): `delete` (retention.ms and
+  /// retention.bytes drop old segments), `compact` (the cleaner keeps the
+  /// last record of each key, docs/ARCHITECTURE.md §4), or both
+  /// (`compact,delete`: retention, then cleaning). Default `delete`.
+  bool compact = false;
+  bool delete_policy = true;
+  /// segment.ms (log.roll.ms, log.roll.hours = 168): roll the active
+  /// segment when an appended batch is this much newer than the segment's
+  /// first batch (Kafka's LogSegment.shouldRoll), so that old data becomes
+  /// deletable and cleanable.
+  int64_t segment_ms = 7 * 24 * 3600 * 1000LL;
+  /// delete.retention.ms (log.cleaner.delete.retention.ms): how long a
+  /// tombstone (a record with a null value) survives after the clean that
+  /// first saw it (KIP-534's delete horizon). Default 1 day.
+  int64_t delete_retention_ms = 86400000;
+  /// min.compaction.lag.ms (log.cleaner.min.compaction.lag.ms): a segment
+  /// is cleanable only when all its records are at least this old.
+  int64_t min_compaction_lag_ms = 0;
+  /// max.compaction.lag.ms (log.cleaner.max.compaction.lag.ms): a log whose
+  /// oldest uncleaned record is older than this is cleaned whatever its
+  /// dirty ratio.
+  int64_t max_compaction_lag_ms = INT64_MAX;
+  /// min.cleanable.dirty.ratio (log.cleaner.min.cleanable.ratio): clean a
+  /// log only when dirty bytes / cleanable bytes reach this. Default 0.5.
+  double min_cleanable_dirty_ratio = 0.5;
+  /// message.timestamp.type (log.message.timestamp.type) = LogAppendTime:
+  /// the leader stamps each appended batch with its own clock (attributes
+  /// bit 3, max timestamp = now), as Kafka's LogValidator. Default
+  /// CreateTime (false).
+  bool log_append_time = false;
 };
 
 /// What a fetch gets: whole batches, concatenated, or an error.
@@ -84,6 +116,11 @@ struct segment {
   std::vector<index_entry> entries; // mirrors the .index file
   uint64_t bytes_since_index = 0;
   std::optional<int64_t> max_timestamp; // unknown until appended or scanned
+  /// segment.ms: the max timestamp of its first batch (Kafka's
+  /// rollingBasedTimestamp), -1 when it has none; and when it was created
+  /// (the fallback), learnt at the first append.
+  int64_t rolling_timestamp = -1;
+  int64_t created_ms = -1;
 };
 
 } // namespace detail
@@ -119,9 +156,27 @@ public:
   error_code append(std::vector<uint8_t> batch, int64_t now_ms,
                     int64_t* base_offset_out = nullptr);
 
-  /// Whole batches from the one containing `offset`, up to max_bytes but at
-  /// least one batch, from a single segment (as Kafka's fetch). Empty at the
-  /// log end offset; OFFSET_OUT_OF_RANGE outside [start, end].
+  /// A follower's append of one batch from its leader, offsets kept: the
+  /// batch may start past the log end offset (the leader's log was
+  /// compacted: offsets in between are holes), never before it
+  /// (OFFSET_OUT_OF_RANGE). Checked as a stored batch
+  /// (validate_stored_batch): a cleaned batch has offset gaps and may hold
+  /// no records.
+  error_code append_replicated(std::vector<uint8_t> batch, int64_t now_ms);
+
+  /// New settings (a topic config change): the next append, roll,
+  /// retention run and clean use them.
+  void set_config(const log_config& config);
+  const log_config& config() const {
+    return config_;
+  }
+
+  /// Whole batches from the first whose last offset is at or after
+  /// `offset` (the one containing it, or, when `offset` is in a hole left
+  /// by compaction, the next one, in a later segment if need be), up to
+  /// max_bytes but at least one batch, from a single segment (as Kafka's
+  /// fetch). Empty at the log end offset; OFFSET_OUT_OF_RANGE outside
+  /// [start, end].
   log_read read(int64_t offset, size_t max_bytes);
 
   /// Drops every offset at and after `offset` (a follower after a leader
@@ -152,6 +207,88 @@ public:
   const std::string& last_error() const {
     return last_error_;
   }
+  /// True once a write could not be undone: the log takes reads only.
+  bool failed() const {
+    return failed_;
+  }
+
+  // -- for the log cleaner (log_cleaner.hpp) ---------------------------------
+
+  /// One segment as the cleaner plans with it.
+  struct segment_summary {
+    int64_t base_offset = 0;
+    int64_t next_offset = 0; // the next segment's base (LEO for the active)
+    uint64_t size = 0;
+    /// Kafka's LogSegment.largestTimestamp: the largest batch max
+    /// timestamp, or the file's last-modified time without one.
+    int64_t largest_timestamp = -1;
+    /// The max timestamp of its first batch, -1 without one (Kafka's
+    /// getFirstBatchTimestampForSegments, for max.compaction.lag.ms).
+    int64_t first_batch_timestamp = -1;
+  };
+
+  /// Every segment, oldest first; the last is the active one. nullopt on a
+  /// read error.
+  std::optional<std::vector<segment_summary>> summaries();
+
+  /// The headers of the batches of the segment with this base offset from
+  /// file position `position` on, at most max_count; `position` moves past
+  /// them. Stops at the segment's end or at a torn header.
+  error_code segment_headers(int64_t base_offset, uint64_t& position,
+                             size_t max_count, std::vector<batch_header>& out);
+
+  /// Whole batches of the segment with this base offset from file position
+  /// `position` on, at least one, up to max_bytes. Empty at the segment's
+  /// end or when no such segment exists (any more).
+  log_read read_segment(int64_t base_offset, uint64_t position,
+                        size_t max_bytes);
+
+  /// Changes whenever segments below the active one are deleted, truncated
+  /// or replaced (retention, truncation, a swap), so a clean in progress
+  /// can tell that its plan no longer holds. Appends and rolls leave it.
+  uint64_t generation() const {
+    return generation_;
+  }
+
+  /// The steps of replacing segments with a cleaned one; a fault hook may
+  /// stop the swap before any of them (a simulated crash: files stay as
+  /// they are, and the log must be reopened).
+  enum class swap_step {
+    write_cleaned,   // a chunk of the .cleaned files
+    sync_cleaned,    // fsync the .cleaned files
+    retire_old,      // rename one old segment to .deleted
+    commit_index,    // rename <base>.index.cleaned to .index.swap
+    commit_log,      // rename <base>.log.cleaned to .log.swap: the commit
+    delete_old,      // delete one retired segment's files
+    install_index,   // rename <base>.index.swap to <base>.index
+    install_log,     // rename <base>.log.swap to <base>.log
+  };
+  /// Returns false to stop the swap before `step` (tests only).
+  using fault_hook = std::function<bool(swap_step)>;
+
+  /// Starts `<base>.log.cleaned` and `<base>.index.cleaned`, dropping any
+  /// earlier unfinished ones.
+  error_code begin_cleaned(int64_t base_offset);
+  /// Appends one batch (already validated) to the cleaned segment.
+  error_code append_cleaned(const uint8_t* batch, size_t size,
+                            int64_t last_offset);
+  /// Bytes in the cleaned segment so far.
+  uint64_t cleaned_size() const;
+  /// Replaces every segment with a base offset in [cleaned base, end) by
+  /// the cleaned one, as Kafka's replaceSegments, crash-safe: the .cleaned
+  /// files are fsynced; each old segment is renamed to `.deleted`; the
+  /// cleaned files are renamed to `.swap` (the commit point); the retired
+  /// files are deleted; the `.swap` files are renamed into place. open()
+  /// rolls a crash before the commit back (the `.deleted` files return,
+  /// the `.cleaned` ones go) and one after it forward, so a log holds
+  /// either all the old segments or the cleaned one, never a mix. Returns
+  /// false from `hook` stops it as a crash would (`stopped` set). On an
+  /// I/O error before the commit the old segments stay; after it the log
+  /// refuses writes until reopened.
+  error_code replace_with_cleaned(int64_t end, const fault_hook& hook = {},
+                                  bool* stopped = nullptr);
+  /// Drops the cleaned segment's files (a clean that was aborted).
+  void abort_cleaned();
 
 private:
   segment_log(std::string dir, log_config config);
@@ -160,21 +297,30 @@ private:
   error_code io_error(const std::string& what);
   bool load_segment(int64_t base_offset, int64_t next_base, bool active);
   bool recover(detail::segment& s);
+  bool follows(int64_t base_offset, int64_t next) const;
   bool rebuild_index(detail::segment& s);
   bool write_index(detail::segment& s);
   std::optional<detail::segment> create_segment(int64_t base_offset);
   bool delete_segment_files(int64_t base_offset);
   bool delete_oldest();
-  bool needs_roll(uint64_t batch_size, int64_t last_offset) const;
-  error_code roll();
+  error_code append_at(std::vector<uint8_t>& batch, int64_t base,
+                       const batch_header& h, int64_t now_ms);
+  bool needs_roll(uint64_t batch_size, int64_t last_offset,
+                  int64_t max_timestamp, int64_t now_ms);
+  error_code roll(int64_t base_offset);
   error_code undo_append(detail::segment& s, const std::string& what);
   error_code maybe_flush(int64_t now_ms);
   std::optional<int64_t> largest_timestamp(detail::segment& s);
   error_code truncate_segment(detail::segment& s, int64_t offset);
   error_code truncate_fully_and_start_at(int64_t offset);
 
+  error_code flush_cleaned();
+
   std::string dir_;
   log_config config_;
+  std::optional<detail::segment> cleaned_;
+  std::vector<uint8_t> cleaned_buffer_;
+  uint64_t generation_ = 0;
   std::vector<detail::segment> segments_; // by base offset; back() active
   std::string last_error_;
   int64_t unflushed_messages_ = 0;

@@ -54,6 +54,11 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
   cg_answer.member_epoch = 4;
   cg_answer.heartbeat_interval_ms = 5000;
   cg_answer.assignment = consumer_group_assignment{{owned}};
+  log_config compacted;
+  compacted.compact = true;
+  compacted.delete_policy = false;
+  compacted.segment_bytes = 104857600;
+  compacted.min_cleanable_dirty_ratio = 0.25;
   consumer_group_described_member cg_member;
   cg_member.member_id = "m";
   cg_member.rack_id = "r";
@@ -219,7 +224,8 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     init_producer_id_request{},
     init_producer_id_response{error_code::none, 1000, 0},
     allocate_producer_ids_request{2},
-    allocate_producer_ids_response{error_code::none, 2000, 1000});
+    allocate_producer_ids_response{error_code::none, 2000, 1000},
+    topic_log_config{"t", compacted}, log_cleaner_tick{});
 }
 
 } // namespace troupe::test

@@ -746,3 +746,22 @@ TEST_CASE("a write the disk refuses fails the append cleanly and the log stays "
   log = open_log(dir.path);
   CHECK(log.log_end_offset() == reopened_end);
 }
+
+TEST_CASE("segment.ms rolls the active segment once an appended batch is "
+          "that much newer than the segment's first") {
+  temp_dir dir;
+  log_config config;
+  config.segment_ms = 1000;
+  auto log = open_log(dir.path, config);
+  append_ok(log, make_batch(1, 10, 5000));
+  append_ok(log, make_batch(1, 10, 6000)); // 1000 ms newer: not yet
+  CHECK(log.segment_base_offsets() == std::vector<int64_t>{0});
+  append_ok(log, make_batch(1, 10, 6001));
+  CHECK(log.segment_base_offsets() == std::vector<int64_t>{0, 2});
+  // An old timestamp does not roll; the new segment counts from its first.
+  append_ok(log, make_batch(1, 10, 100));
+  append_ok(log, make_batch(1, 10, 7001));
+  CHECK(log.segment_base_offsets() == std::vector<int64_t>{0, 2});
+  append_ok(log, make_batch(1, 10, 7002));
+  CHECK(log.segment_base_offsets() == std::vector<int64_t>{0, 2, 5});
+}

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+
+#include "domain/log/log_defaults.hpp"
 #include "domain/properties.hpp"
 
 using namespace troupe;
@@ -102,4 +105,69 @@ TEST_CASE("consumer.instance.timeout.ms is REST Proxy's, 300000 by default, "
                + "' for consumer.instance.timeout.ms: expected 1..2147483647");
   }
   CHECK(process.consumer_instance_timeout_ms == 2500);
+}
+
+TEST_CASE("the log cleaner's broker properties have Kafka's names and "
+          "defaults, and __consumer_offsets is compacted") {
+  cluster_config defaults;
+  CHECK_FALSE(defaults.log.compact);
+  CHECK(defaults.log.delete_policy);
+  CHECK(defaults.log.segment_ms == 604800000);
+  CHECK(defaults.log.delete_retention_ms == 86400000);
+  CHECK(defaults.log.min_compaction_lag_ms == 0);
+  CHECK(defaults.log.max_compaction_lag_ms == INT64_MAX);
+  CHECK(defaults.log.min_cleanable_dirty_ratio == 0.5);
+  CHECK(defaults.log_cleaner_enable);
+  CHECK(defaults.log_cleaner_backoff_ms == 15000);
+  CHECK(defaults.offsets_topic_segment_bytes == 104857600);
+
+  std::vector<std::string> errors;
+  properties props{{"log.cleanup.policy", "compact, delete"},
+                   {"log.roll.ms", "3600000"},
+                   {"log.cleaner.enable", "false"},
+                   {"log.cleaner.backoff.ms", "500"},
+                   {"log.cleaner.io.max.bytes.per.second", "1048576.5"},
+                   {"log.cleaner.min.cleanable.ratio", "0.25"},
+                   {"log.cleaner.delete.retention.ms", "1000"},
+                   {"log.cleaner.min.compaction.lag.ms", "2000"},
+                   {"log.cleaner.max.compaction.lag.ms", "3000"},
+                   {"offsets.topic.segment.bytes", "16384"}};
+  cluster_config cfg;
+  apply_properties(props, cfg, errors);
+  CHECK(errors.empty());
+  CHECK(cfg.log.compact);
+  CHECK(cfg.log.delete_policy);
+  CHECK(cfg.log.segment_ms == 3600000);
+  CHECK_FALSE(cfg.log_cleaner_enable);
+  CHECK(cfg.log_cleaner_backoff_ms == 500);
+  CHECK(cfg.log_cleaner_io_max_bytes_per_second == 1048576.5);
+  CHECK(cfg.log.min_cleanable_dirty_ratio == 0.25);
+  CHECK(cfg.log.delete_retention_ms == 1000);
+  CHECK(cfg.log.min_compaction_lag_ms == 2000);
+  CHECK(cfg.log.max_compaction_lag_ms == 3000);
+  CHECK(cfg.offsets_topic_segment_bytes == 16384);
+
+  // __consumer_offsets: compact only, its own segment size; other topics
+  // get the broker's settings.
+  auto offsets = default_log_config(cfg, "__consumer_offsets");
+  CHECK(offsets.compact);
+  CHECK_FALSE(offsets.delete_policy);
+  CHECK(offsets.segment_bytes == 16384);
+  auto plain = default_log_config(cfg, "orders");
+  CHECK(plain.delete_policy);
+  CHECK(plain.segment_bytes == cfg.log.segment_bytes);
+
+  properties bad{{"log.cleanup.policy", "compress"},
+                 {"log.cleaner.min.cleanable.ratio", "1.5"},
+                 {"log.cleaner.io.max.bytes.per.second", "fast"},
+                 {"log.roll.ms", "0"}};
+  errors.clear();
+  apply_properties(bad, cfg, errors);
+  CHECK(errors.size() == 4);
+  log_config c;
+  CHECK_FALSE(parse_cleanup_policy("", c));
+  CHECK(parse_cleanup_policy("compact", c));
+  CHECK(cleanup_policy_name(c) == "compact");
+  CHECK(parse_cleanup_policy("delete,compact", c));
+  CHECK(cleanup_policy_name(c) == "compact,delete");
 }
