@@ -12,6 +12,7 @@
 #include "actors/replica.hpp"
 #include "actors/timeouts.hpp"
 #include "domain/replication/cluster_metadata.hpp"
+#include "domain/topic_config.hpp"
 
 namespace troupe {
 
@@ -48,6 +49,49 @@ void start_io(broker_ptr self) {
     st.config.detached_io
       ? self->spawn<caf::detached + caf::linked>(log_manager, dir, st.config)
       : self->spawn<caf::linked>(log_manager, dir, st.config);
+  // A log manager started again (the broker was stopped) hears the topics'
+  // settings before any replica opens a log.
+  for (auto& [topic, configs] : st.topic_overrides)
+    self->send(st.log, topic_log_config{topic, effective_settings(st.config,
+                                                                  topic, configs)
+                                                 .log});
+}
+
+/// The topic's settings on this broker: the broker's config with the
+/// topic's overrides (per-topic configs).
+topic_settings settings_of(broker_ptr self, const std::string& topic) {
+  auto& st = self->state;
+  auto i = st.topic_overrides.find(topic);
+  static const topic_configs none;
+  return effective_settings(st.config, topic,
+                            i == st.topic_overrides.end() ? none : i->second);
+}
+
+replica_config replica_config_of(const topic_settings& s) {
+  return {s.min_insync_replicas, static_cast<uint64_t>(s.log.max_batch_bytes)};
+}
+
+/// Kafka's TopicConfigHandler.processConfigChanges on this broker: a
+/// topic's overrides changed (or are first known), so its log settings go
+/// to the log manager (open and future partitions of the topic) and its
+/// min.insync.replicas and max.message.bytes to each replica of it.
+void apply_topic_configs(broker_ptr self, const std::string& topic,
+                         topic_configs configs) {
+  auto& st = self->state;
+  auto i = st.topic_overrides.find(topic);
+  if (i == st.topic_overrides.end() ? configs.empty() : i->second == configs)
+    return;
+  if (configs.empty())
+    st.topic_overrides.erase(topic);
+  else
+    st.topic_overrides[topic] = std::move(configs);
+  auto s = settings_of(self, topic);
+  spdlog::info("broker {}: topic {} has new configs", st.node_id, topic);
+  if (st.log)
+    self->send(st.log, topic_log_config{topic, s.log});
+  for (auto& [tp, r] : st.replicas)
+    if (tp.topic == topic)
+      self->send(r, replica_config_of(s));
 }
 
 void ensure_replica(broker_ptr self, const std::string& topic,
@@ -70,7 +114,13 @@ void ensure_replica(broker_ptr self, const std::string& topic,
     replica_listener_actor listener;
     if (topic == offsets_topic)
       listener = st.groups;
-    auto r = self->spawn<caf::linked>(replica, tp, st.node_id, st.config, fetch,
+    // The replica starts with the topic's own min.insync.replicas and
+    // max.message.bytes.
+    auto config = st.config;
+    auto s = settings_of(self, topic);
+    config.min_insync_replicas = s.min_insync_replicas;
+    config.log = s.log;
+    auto r = self->spawn<caf::linked>(replica, tp, st.node_id, config, fetch,
                                       st.log, st.controller, st.peers,
                                       std::move(listener));
     i = st.replicas.emplace(tp, r).first;
@@ -115,6 +165,8 @@ void request_metadata(broker_ptr self, std::vector<std::string> topics) {
         for (auto& t : res.topics) {
           if (t.error != error_code::none)
             continue;
+          // The configs before the partitions: logs open with them.
+          apply_topic_configs(self, t.name, t.configs);
           if (!t.topic_id.is_zero()) {
             auto& id = self->state.topic_ids[t.name];
             changed = changed || id != t.topic_id;
@@ -183,6 +235,7 @@ admin_controller_actor admin_controller(broker_ptr self) {
 void delete_topic_replicas(broker_ptr self, const std::string& topic) {
   auto& st = self->state;
   st.topics.erase(topic);
+  st.topic_overrides.erase(topic);
   log_delete_request gone;
   for (auto i = st.replicas.begin(); i != st.replicas.end();) {
     if (i->first.topic != topic) {
@@ -383,6 +436,12 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
     [self](topic_deletion& gone) {
       for (auto& t : gone.topics)
         delete_topic_replicas(self, t);
+    },
+    [self](alter_topic_configs_request& req) {
+      return self->delegate(admin_controller(self), std::move(req));
+    },
+    [self](topic_config_change& change) {
+      apply_topic_configs(self, change.topic, std::move(change.configs));
     },
     [self](init_producer_id_request&) {
       auto rp = self->make_response_promise<init_producer_id_response>();

@@ -38,6 +38,10 @@ struct broker_state {
   std::map<std::string, int32_t> topics;
   /// Topic ids (Kafka's Uuid) by name, for the consumer groups.
   std::map<std::string, uuid> topic_ids;
+  /// Each topic's config overrides as the controller last told them (a
+  /// topic without any is absent): its log manager and replicas run with
+  /// effective_settings of them (docs/ARCHITECTURE.md §4).
+  std::map<std::string, topic_configs> topic_overrides;
   /// The block of producer ids the controller gave this broker (Kafka's
   /// RPCProducerIdManager): [next_producer_id, producer_ids_end).
   int64_t next_producer_id = 0;

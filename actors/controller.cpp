@@ -26,12 +26,24 @@ void push_to_brokers(controller_ptr self, const leadership_update& update) {
       self->send(caf::actor_cast<broker_actor>(b.handle), update);
 }
 
-/// Creates the topic and tells the brokers to host its replicas.
+/// Every broker learns the topic's overrides (per-topic configs) and
+/// applies them to its replicas of it.
+void push_configs(controller_ptr self, const std::string& topic) {
+  topic_config_change change{topic, self->state.metadata.configs(topic)};
+  for (auto& b : self->state.brokers)
+    if (b.handle)
+      self->send(caf::actor_cast<broker_actor>(b.handle), change);
+}
+
+/// Creates the topic and tells the brokers to host its replicas: its
+/// configs first, so that its logs open with them.
 topic_result create_and_push(controller_ptr self, const new_topic& t) {
   auto& st = self->state;
   auto res = create_topic(st.metadata, st.config, st.rng, t);
-  if (res.error == error_code::none) {
+  if (res.error == error_code::none && !t.validate_only) {
     persist(st);
+    if (!st.metadata.configs(t.name).empty())
+      push_configs(self, t.name);
     push_to_brokers(self, partitions_of(st.metadata, t.name));
   }
   return res;
@@ -92,9 +104,12 @@ load_cluster_metadata(const cluster_config& config) {
     metadata.register_broker(id);
   // Kafka creates __consumer_offsets on first use; troupe at start, with a
   // start index of 0 so that partition p is led by broker p % brokers.
-  if (!metadata.has_topic(offsets_topic))
+  if (!metadata.has_topic(offsets_topic)) {
     metadata.create_topic(offsets_topic, config.offsets_topic_num_partitions,
                           std::min(3, config.brokers), 0);
+    metadata.set_configs(offsets_topic,
+                         internal_topic_configs(config, offsets_topic));
+  }
   return metadata;
 }
 
@@ -214,6 +229,16 @@ controller(controller_ptr self, cluster_config config,
         for (auto& b : st.brokers)
           if (b.handle)
             self->send(caf::actor_cast<broker_actor>(b.handle), gone);
+      }
+      return res;
+    },
+    [self](alter_topic_configs_request& req) {
+      auto& st = self->state;
+      auto res = alter_topic_configs(st.metadata, st.config, req);
+      if (res.error == error_code::none && !req.validate_only) {
+        // Stored before it is answered; the brokers apply it as they hear.
+        persist(st);
+        push_configs(self, req.topic);
       }
       return res;
     },

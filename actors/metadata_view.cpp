@@ -18,13 +18,27 @@ topic_result create_topic(cluster_metadata& m, const cluster_config& config,
   // Kafka picks a random start broker; a hash of the name spreads topics
   // over the brokers just as well and is reproducible.
   auto start = static_cast<int32_t>(std::hash<std::string>{}(t.name) % 1024);
-  auto e = m.create_topic(t.name, partitions, rf, start, random_uuid(rng));
+  cluster_metadata trial = m;
+  auto e = trial.create_topic(t.name, partitions, rf, start, random_uuid(rng));
   switch (e) {
-    case error_code::none:
+    case error_code::none: {
+      // Then the topic's configs (AdminZkClient.validateTopicCreate ends
+      // with LogConfig.validate); Kafka's own topics carry its internal
+      // ones.
+      auto configs = t.configs;
+      for (auto& [k, v] : internal_topic_configs(config, t.name))
+        configs.emplace(k, v);
+      if (auto err = validate_topic_configs(config, t.name, configs); !err.ok())
+        return {t.name, err.error, err.message};
+      if (t.validate_only)
+        return {t.name, e, {}};
+      trial.set_configs(t.name, std::move(configs));
+      m = std::move(trial);
       spdlog::info("controller: created topic {} with {} partitions, "
-                   "replication factor {}",
-                   t.name, partitions, rf);
+                   "replication factor {}, {} config overrides",
+                   t.name, partitions, rf, m.configs(t.name).size());
       return {t.name, e, {}};
+    }
     case error_code::invalid_topic_exception:
       return {t.name, e, "Topic name is illegal: " + t.name};
     case error_code::topic_already_exists:
@@ -47,7 +61,8 @@ partition_metadata to_message(int32_t partition, const partition_state& s) {
 }
 
 topic_metadata describe(const cluster_metadata& m, const std::string& name) {
-  topic_metadata t{error_code::none, name, 0, {}, m.topic_id(name)};
+  topic_metadata t{error_code::none, name, 0, {}, m.topic_id(name),
+                   m.configs(name)};
   auto i = m.topics().find(name);
   if (i == m.topics().end()) {
     t.error = error_code::unknown_topic_or_partition;
@@ -67,6 +82,33 @@ leadership_update partitions_of(const cluster_metadata& m,
   for (auto& p : describe(m, name).partition_states)
     u.partitions.push_back({name, p});
   return u;
+}
+
+alter_topic_configs_response
+alter_topic_configs(cluster_metadata& m, const cluster_config& config,
+                    const alter_topic_configs_request& req) {
+  alter_topic_configs_response res;
+  if (!req.topic.empty() && !m.has_topic(req.topic)) {
+    res.error = error_code::unknown_topic_or_partition;
+    res.message = "The topic '" + req.topic + "' does not exist.";
+    return res;
+  }
+  topic_configs next;
+  auto err = alter_topic_configs(config, req.topic, m.configs(req.topic),
+                                 req.ops, req.incremental, next);
+  if (!err.ok()) {
+    res.error = err.error;
+    res.message = std::move(err.message);
+    res.configs = m.configs(req.topic);
+    return res;
+  }
+  res.configs = next;
+  if (!req.validate_only) {
+    spdlog::info("controller: topic {} now has {} config overrides", req.topic,
+                 next.size());
+    m.set_configs(req.topic, std::move(next));
+  }
+  return res;
 }
 
 } // namespace troupe

@@ -9,13 +9,15 @@
 
 #include "domain/cluster_config.hpp"
 #include "domain/replication/cluster_metadata.hpp"
+#include "messages/admin_messages.hpp"
 #include "messages/cluster_messages.hpp"
 
 namespace troupe {
 
 partition_metadata to_message(int32_t partition, const partition_state& s);
 
-/// A topic's partitions; UNKNOWN_TOPIC_OR_PARTITION when there is none.
+/// A topic's partitions and its config overrides; UNKNOWN_TOPIC_OR_PARTITION
+/// when there is none.
 topic_metadata describe(const cluster_metadata& m, const std::string& name);
 
 /// Every partition of `name`, for the brokers to host.
@@ -23,9 +25,21 @@ leadership_update partitions_of(const cluster_metadata& m,
                                 const std::string& name);
 
 /// Creates `t` with the configured defaults for -1 (num.partitions,
-/// default.replication.factor) and a random topic id; the answer in
-/// Kafka's words.
+/// default.replication.factor), a random topic id and its config overrides
+/// (INVALID_CONFIG when they are not valid, checked first as Kafka's
+/// createTopics does); the answer in Kafka's words. With t.validate_only
+/// every check runs and nothing is created. __consumer_offsets gets
+/// Kafka's internal configs (internal_topic_configs).
 topic_result create_topic(cluster_metadata& m, const cluster_config& config,
                           std::mt19937_64& rng, const new_topic& t);
+
+/// Changes a topic's overrides as AlterConfigs / IncrementalAlterConfigs
+/// ask (ZkAdminManager.alterTopicConfigs): UNKNOWN_TOPIC_OR_PARTITION "The
+/// topic 'x' does not exist.", else the domain's alter_topic_configs. `m`
+/// changes only when the answer is ok and the request is not
+/// validate_only.
+alter_topic_configs_response
+alter_topic_configs(cluster_metadata& m, const cluster_config& config,
+                    const alter_topic_configs_request& req);
 
 } // namespace troupe

@@ -911,6 +911,16 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
       else
         fetch_from_leader(self);
     },
+    [self](replica_config& c) {
+      // The topic's configs changed (per-topic configs): the next produce
+      // is checked against them, and a leader's ISR against the new
+      // min.insync.replicas.
+      auto& st = self->state;
+      st.config.min_insync_replicas = c.min_insync_replicas;
+      st.config.log.max_batch_bytes = static_cast<size_t>(c.max_message_bytes);
+      if (st.leader)
+        st.leader->set_min_insync_replicas(c.min_insync_replicas);
+    },
   };
 }
 

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <set>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -147,16 +148,63 @@ void active_controller::write_chunks(
 /// fenced on every one. A topic's znodes stay in one multi. Any failure
 /// ends the controllership (a newer controller fenced this one, or the
 /// outcome is unknown): the next controller reads ZooKeeper afresh.
+///
+/// A topic's configs go to /config/topics/<t> (Kafka's
+/// setOrCreateEntityConfigs: set, or create where there is none yet, so
+/// the znodes are looked up first): a new topic's before its
+/// /brokers/topics/<t>, as AdminZkClient.createTopicWithAssignment writes
+/// them; a changed one's with a /config/changes/config_change_ notification
+/// (AdminZkClient.changeTopicConfig).
 void active_controller::commit(cluster_metadata working,
                                std::function<void(error_code)> done) {
+  auto configs = changed_configs(metadata_, working);
+  if (configs.empty()) {
+    write(std::move(working), {}, std::move(done));
+    return;
+  }
+  struct lookup {
+    std::map<std::string, bool> exists;
+    size_t outstanding = 0;
+    bool failed = false;
+  };
+  auto l = std::make_shared<lookup>();
+  l->outstanding = configs.size();
+  auto next = std::make_shared<cluster_metadata>(std::move(working));
+  for (auto& topic : configs)
+    zk_ask(self_, zop(kind::exists, zk::topic_config_path(topic)),
+           [me = shared_from_this(), l, topic, next, done](zk_result& r) {
+             if (is(r, zk_error::ok))
+               l->exists[topic] = true;
+             else if (is(r, zk_error::no_node))
+               l->exists[topic] = false;
+             else
+               l->failed = true;
+             if (--l->outstanding > 0)
+               return;
+             if (me->resigned_) {
+               done(error_code::not_controller);
+               return;
+             }
+             if (l->failed) {
+               me->give_up("cannot read /config/topics");
+               done(error_code::not_controller);
+               return;
+             }
+             me->write(std::move(*next), std::move(l->exists), done);
+           });
+}
+
+void active_controller::write(cluster_metadata working,
+                              std::map<std::string, bool> config_znodes,
+                              std::function<void(error_code)> done) {
   auto changed = changed_partitions(metadata_, working);
-  if (changed.empty()) {
+  if (changed.empty() && config_znodes.empty()) {
     metadata_ = std::move(working);
     done(error_code::none);
     return;
   }
-  // The ops of one topic (its new znodes, its partitions' states), in
-  // order of first appearance.
+  // The ops of one topic (its configs, its new znodes, its partitions'
+  // states), in order of first appearance.
   std::vector<std::string> order;
   std::map<std::string, std::vector<zk_operation>> by_topic;
   auto group = [&](const std::string& topic) -> std::vector<zk_operation>& {
@@ -167,9 +215,24 @@ void active_controller::commit(cluster_metadata working,
     }
     return i->second;
   };
+  // Configs first: Kafka writes /config/topics/<t> before the topic.
+  for (auto& [topic, exists] : config_znodes) {
+    auto& ops = group(topic);
+    auto data = zk::encode_topic_config(working.configs(topic));
+    ops.push_back(exists ? zop(kind::set, zk::topic_config_path(topic), data)
+                         : zop(kind::create, zk::topic_config_path(topic),
+                               data));
+    if (metadata_.has_topic(topic)) {
+      auto note = zop(kind::create, std::string{zk::config_change_prefix},
+                      zk::encode_config_change(zk::topic_entity_path(topic)));
+      note.sequential = true;
+      ops.push_back(std::move(note));
+    }
+  }
   // New topics: Kafka's TopicZNode, then a state znode per partition.
+  std::set<std::string> created;
   for (auto& tp : changed) {
-    if (metadata_.has_topic(tp.topic) || by_topic.count(tp.topic))
+    if (metadata_.has_topic(tp.topic) || !created.insert(tp.topic).second)
       continue;
     zk::topic_assignment a;
     if (auto id = working.topic_id(tp.topic); !id.is_zero())
@@ -262,6 +325,8 @@ void active_controller::ensure_offsets_topic() {
     working.create_topic(offsets_topic, st.config.offsets_topic_num_partitions,
                          st.config.offsets_topic_replication_factor, 0,
                          random_uuid(st.rng));
+    working.set_configs(offsets_topic,
+                        internal_topic_configs(st.config, offsets_topic));
     commit(std::move(working), [me = shared_from_this()](error_code e) {
       if (e == error_code::none)
         spdlog::info("controller: created {}", offsets_topic);
@@ -275,6 +340,7 @@ void active_controller::ensure_offsets_topic() {
 struct active_controller::loading {
   std::map<std::string, std::vector<partition_state>> topics;
   std::map<std::string, uuid> ids;
+  std::map<std::string, topic_configs> configs;
   size_t outstanding = 1;
   bool failed = false;
 };
@@ -314,8 +380,28 @@ void active_controller::load_partition(std::shared_ptr<loading> l,
          });
 }
 
+void active_controller::load_topic_config(std::shared_ptr<loading> l,
+                                          std::string topic) {
+  ++l->outstanding;
+  zk_ask(self_, zop(kind::get, zk::topic_config_path(topic)),
+         [me = shared_from_this(), l, topic](zk_result& r) {
+           if (is(r, zk_error::ok)) {
+             auto c = zk::decode_topic_config(r.data);
+             if (c)
+               l->configs[topic] = *c;
+             else
+               // Kafka's brokers log and skip a config they cannot read.
+               spdlog::error("controller: {}", c.error());
+           } else if (!is(r, zk_error::no_node)) {
+             l->failed = true;
+           }
+           me->loaded_one(l);
+         });
+}
+
 void active_controller::load_topic(std::shared_ptr<loading> l,
                                    std::string topic) {
+  load_topic_config(l, topic);
   ++l->outstanding;
   zk_ask(self_, zop(kind::get, zk::topic_path(topic)),
          [me = shared_from_this(), l, topic](zk_result& r) {
@@ -363,7 +449,8 @@ void active_controller::finish_loading(std::shared_ptr<loading> l) {
         brokers[r] = true;
   // What ZooKeeper holds; then the brokers that left while no controller
   // watched fail over, and those that came back lead again.
-  metadata_ = cluster_metadata::restore(brokers, l->topics, l->ids);
+  metadata_ =
+    cluster_metadata::restore(brokers, l->topics, l->ids, l->configs);
   for (auto& [name, parts] : l->topics)
     if (!l->ids.count(name))
       metadata_.set_topic_id(name, random_uuid(st.rng));
@@ -382,6 +469,8 @@ void active_controller::finish_loading(std::shared_ptr<loading> l) {
 }
 
 void active_controller::load_metadata() {
+  // Changes made from now on are seen; those before are in /config/topics.
+  watch_config_changes(true);
   auto l = std::make_shared<loading>();
   zk_ask(self_, zop(kind::children, std::string{zk::topics_path}),
          [me = shared_from_this(), l](zk_result& r) {
@@ -498,6 +587,118 @@ active_controller::alter_isr(alter_isr_request& req) {
            });
   });
   return rp;
+}
+
+caf::result<alter_topic_configs_response>
+active_controller::alter_topic_configs(alter_topic_configs_request& req) {
+  auto rp = self_->make_response_promise<alter_topic_configs_response>();
+  enqueue([this, rp, req](bool cancelled) mutable {
+    alter_topic_configs_response res;
+    if (cancelled) {
+      res.error = error_code::not_controller;
+      res.message = "The controller moved; retry.";
+      rp.deliver(std::move(res));
+      return;
+    }
+    auto working = metadata_;
+    res = troupe::alter_topic_configs(working, self_->state.config, req);
+    if (res.error != error_code::none || req.validate_only) {
+      rp.deliver(std::move(res));
+      finish_op();
+      return;
+    }
+    commit(std::move(working),
+           [me = shared_from_this(), rp, res](error_code e) mutable {
+             if (e != error_code::none) {
+               res.error = e;
+               res.message = "The controller moved; retry.";
+             }
+             rp.deliver(std::move(res));
+             me->finish_op();
+           });
+  });
+  return rp;
+}
+
+// -- /config/changes ----------------------------------------------------------------
+
+// Kafka's brokers learn topic config changes from the sequential znodes
+// under /config/changes (ZkNodeChangeNotificationListener); troupe's nodes
+// learn them from the active controller's snapshots, so only the active
+// controller watches, to pick up changes that another writer of Kafka's
+// layout (AdminZkClient, kafka-configs.sh --zookeeper) made.
+
+void active_controller::watch_config_changes(bool initial) {
+  auto watch = zop(kind::children, std::string{zk::config_changes_path});
+  watch.watch = true;
+  zk_ask(self_, std::move(watch),
+         [me = shared_from_this(), initial](zk_result& r) {
+           if (me->resigned_ || !is(r, zk_error::ok))
+             return;
+           std::vector<std::string> fresh;
+           for (auto& child : r.children) {
+             // config_change_<ten digits>
+             constexpr std::string_view name = "config_change_";
+             if (child.compare(0, name.size(), name) != 0)
+               continue;
+             auto seq = zk::parse_java_int(child.substr(name.size()));
+             if (!seq)
+               continue;
+             if (*seq > me->last_config_change_) {
+               if (!initial)
+                 fresh.push_back(child);
+               me->last_config_change_ = *seq;
+             }
+           }
+           for (auto& child : fresh)
+             me->read_config_change(std::string{zk::config_changes_path} + '/'
+                                    + child);
+         });
+}
+
+void active_controller::read_config_change(std::string path) {
+  zk_ask(self_, zop(kind::get, path),
+         [me = shared_from_this()](zk_result& r) {
+           if (me->resigned_ || !is(r, zk_error::ok))
+             return;
+           auto entity = zk::decode_config_change(r.data);
+           if (!entity) {
+             spdlog::error("controller: {}", entity.error());
+             return;
+           }
+           auto topic = zk::topic_of_entity_path(*entity);
+           if (!topic.empty())
+             me->reload_topic_config(topic);
+         });
+}
+
+void active_controller::reload_topic_config(std::string topic) {
+  enqueue([this, topic](bool cancelled) {
+    if (cancelled)
+      return;
+    zk_ask(self_, zop(kind::get, zk::topic_config_path(topic)),
+           [me = shared_from_this(), topic](zk_result& r) {
+             if (me->resigned_)
+               return;
+             if (is(r, zk_error::ok) && me->metadata_.has_topic(topic)) {
+               auto c = zk::decode_topic_config(r.data);
+               if (!c)
+                 spdlog::error("controller: {}", c.error());
+               else if (*c != me->metadata_.configs(topic)) {
+                 spdlog::info("controller: topic {} has new configs in "
+                              "ZooKeeper",
+                              topic);
+                 me->metadata_.set_configs(topic, *c);
+                 me->broadcast();
+               }
+             }
+             me->finish_op();
+           });
+  });
+}
+
+void active_controller::on_config_changes() {
+  watch_config_changes(false);
 }
 
 caf::result<allocate_producer_ids_response>

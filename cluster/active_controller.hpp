@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -52,6 +53,17 @@ public:
 
   caf::result<alter_isr_response> alter_isr(alter_isr_request& req);
 
+  /// AlterConfigs / IncrementalAlterConfigs of a topic: validated against
+  /// the metadata, stored in /config/topics/<t> with a /config/changes
+  /// notification, then every node hears of it in the next snapshot.
+  caf::result<alter_topic_configs_response>
+  alter_topic_configs(alter_topic_configs_request& req);
+
+  /// /config/changes has new children: a topic config was changed in
+  /// ZooKeeper (by this controller, or by another writer of Kafka's
+  /// layout); the changed topics are read again.
+  void on_config_changes();
+
   /// Kafka's ZkProducerIdManager.generateProducerId on the controller: the
   /// next block after /latest_producer_id_block, written with its zkVersion
   /// (and the controller epoch's) before it is handed out, so no producer
@@ -77,10 +89,18 @@ private:
                       chunks,
                     size_t i, std::function<void(zk_result&)> done);
   void commit(cluster_metadata working, std::function<void(error_code)> done);
+  /// commit's write, once it knows which /config/topics znodes exist.
+  void write(cluster_metadata working, std::map<std::string, bool> config_znodes,
+             std::function<void(error_code)> done);
   void ensure_offsets_topic();
 
   void load_metadata();
   void load_topic(std::shared_ptr<loading> l, std::string topic);
+  void load_topic_config(std::shared_ptr<loading> l, std::string topic);
+
+  void watch_config_changes(bool initial);
+  void read_config_change(std::string path);
+  void reload_topic_config(std::string topic);
   void load_partition(std::shared_ptr<loading> l, topic_partition tp);
   void loaded_one(std::shared_ptr<loading> l);
   void finish_loading(std::shared_ptr<loading> l);
@@ -103,6 +123,9 @@ private:
   /// Loading is the first operation: it runs from the start.
   bool op_running_ = true;
   bool resigned_ = false;
+  /// The newest /config/changes sequence number seen (those at the start
+  /// are already in /config/topics).
+  int32_t last_config_change_ = -1;
 };
 
 } // namespace troupe

@@ -430,6 +430,9 @@ void on_watch(cluster_controller_ptr self, const zk_watch_event& e) {
   auto kind = static_cast<watch_kind>(e.kind);
   if (e.path == zk::broker_ids_path) {
     watch_brokers(self);
+  } else if (e.path == zk::config_changes_path) {
+    if (auto active = st.active)
+      active->on_config_changes();
   } else if (e.path == zk::controller_path) {
     if (kind == watch_kind::deleted || kind == watch_kind::data_changed) {
       if (kind == watch_kind::deleted)
@@ -546,6 +549,17 @@ struct follower_role {
     };
     return forward<alter_isr_response>(self, std::move(req), fallback);
   }
+
+  caf::result<alter_topic_configs_response>
+  alter_topic_configs(cluster_controller_ptr self,
+                      alter_topic_configs_request& req) const {
+    return forward<alter_topic_configs_response>(self, std::move(req), [] {
+      alter_topic_configs_response res;
+      res.error = error_code::not_controller;
+      res.message = "No active controller is known.";
+      return res;
+    });
+  }
 };
 
 /// The active controller's node hands it what only a controller serves.
@@ -572,6 +586,12 @@ struct active_role {
   caf::result<alter_isr_response> alter_isr(cluster_controller_ptr,
                                             alter_isr_request& req) const {
     return controller->alter_isr(req);
+  }
+
+  caf::result<alter_topic_configs_response>
+  alter_topic_configs(cluster_controller_ptr,
+                      alter_topic_configs_request& req) const {
+    return controller->alter_topic_configs(req);
   }
 };
 
@@ -721,6 +741,10 @@ node_behavior(cluster_controller_ptr self, Role role) {
     [self, role](alter_isr_request& req) -> caf::result<alter_isr_response> {
       return role.alter_isr(self, req);
     },
+    [self, role](alter_topic_configs_request& req)
+      -> caf::result<alter_topic_configs_response> {
+      return role.alter_topic_configs(self, req);
+    },
     [self](broker_status_change& req) -> caf::result<leadership_update> {
       return on_broker_status_change(self, req);
     },
@@ -852,9 +876,25 @@ void apply_snapshot(cluster_controller_ptr self, cluster_snapshot s) {
   st.controller_epoch = s.controller_epoch;
   st.controller_id = s.controller_id;
   std::map<topic_partition, const partition_metadata*> before;
-  for (auto& t : st.view.topics)
+  std::map<std::string, const topic_configs*> configs_before;
+  for (auto& t : st.view.topics) {
+    configs_before[t.name] = &t.configs;
     for (auto& p : t.partition_states)
       before[{t.name, p.partition}] = &p;
+  }
+  // Changed configs go to the broker before the partitions: a new topic's
+  // logs open with them (Kafka's brokers read /config/topics/<t> when they
+  // create a partition's log).
+  std::vector<topic_config_change> config_changes;
+  for (auto& t : s.topics) {
+    auto i = configs_before.find(t.name);
+    if (i == configs_before.end() ? !t.configs.empty()
+                                  : *i->second != t.configs)
+      config_changes.push_back({t.name, t.configs});
+  }
+  if (st.broker)
+    for (auto& c : config_changes)
+      self->send(st.broker, std::move(c));
   leadership_update changes;
   for (auto& t : s.topics) {
     for (auto& p : t.partition_states) {

@@ -41,6 +41,9 @@ struct zk_operation {
   /// zkVersion for remove/set/check; -1 matches any.
   int32_t version = -1;
   bool ephemeral = false;
+  /// create: ZooKeeper appends a sequence number to the path (Kafka's
+  /// PERSISTENT_SEQUENTIAL, /config/changes/config_change_).
+  bool sequential = false;
   /// get, exists, children: leave a watch.
   bool watch = false;
 };
@@ -141,7 +144,8 @@ struct cluster_tick {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, zk_operation& x) {
-  return f(x.type, x.path, x.data, x.version, x.ephemeral, x.watch);
+  return f(x.type, x.path, x.data, x.version, x.ephemeral, x.sequential,
+           x.watch);
 }
 
 template <class Inspector>

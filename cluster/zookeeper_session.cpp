@@ -31,6 +31,9 @@ auto post(zookeeper_session_ptr self, uint64_t id, Fill fill) {
 }
 
 cluster::create_mode mode_of(const zk_operation& op) {
+  if (op.sequential)
+    return op.ephemeral ? cluster::create_mode::ephemeral_sequential
+                        : cluster::create_mode::persistent_sequential;
   return op.ephemeral ? cluster::create_mode::ephemeral
                       : cluster::create_mode::persistent;
 }

@@ -119,8 +119,8 @@ struct config_op {
 /// - incremental (IncrementalAlterConfigs, Kafka's
 ///   ConfigAdminManager.prepareIncrementalConfigs): each op in order on
 ///   `current`; SET replaces, DELETE removes, APPEND and SUBTRACT work on
-///   LIST configs only (INVALID_REQUEST "Config value append is not allowed
-///   for config key: x") over the current value or the default;
+///   LIST configs only (INVALID_CONFIG "Config value append is not allowed
+///   for config key: x") over the current value or LogConfig's default;
 /// - not incremental (AlterConfigs): the SETs become the whole set; a null
 ///   value is INVALID_REQUEST "Null value not supported for : a,b".
 /// A name given twice is INVALID_REQUEST ("Error due to duplicate config
@@ -152,6 +152,11 @@ struct topic_settings {
 topic_settings effective_settings(const cluster_config& broker,
                                   const std::string& topic,
                                   const topic_configs& overrides);
+
+/// unclean.leader.election.enable alone, for the controller's leader
+/// election: the topic's override when it parses, else `broker_setting`.
+bool unclean_leader_election_of(const topic_configs& overrides,
+                                bool broker_setting);
 
 /// The value of `name` for `topic` without an override, as Kafka writes it
 /// (ConfigDef.convertToString): the broker's setting, e.g. "604800000" for

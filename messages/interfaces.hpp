@@ -63,11 +63,14 @@ using controller_actor = caf::typed_actor<
   caf::reacts_to<cluster_peers>>;
 
 /// What the admin APIs ask of a controller beyond controller_actor:
-/// DeleteTopics and blocks of producer ids. The embedded controller speaks
-/// it; brokers reach it through their controller_actor handle, and a
-/// controller that does not speak it answers them with an error.
+/// DeleteTopics, topic config changes and blocks of producer ids. The
+/// embedded controller and a cluster node's speak it; brokers reach it
+/// through their controller_actor handle, and a controller that does not
+/// speak it answers them with an error.
 using admin_controller_actor = caf::typed_actor<
   caf::replies_to<delete_topics_request>::with<delete_topics_response>,
+  caf::replies_to<alter_topic_configs_request>::with<
+    alter_topic_configs_response>,
   caf::replies_to<allocate_producer_ids_request>::with<
     allocate_producer_ids_response>>;
 
@@ -94,7 +97,8 @@ using replica_actor = caf::typed_actor<
   caf::replies_to<replica_status_request>::with<replica_status>,
   caf::reacts_to<partition_update>, caf::reacts_to<isr_expiration_tick>,
   caf::reacts_to<produce_timeout>, caf::reacts_to<fetch_timeout>,
-  caf::reacts_to<follower_fetch_tick>, caf::reacts_to<cluster_peers>>;
+  caf::reacts_to<follower_fetch_tick>, caf::reacts_to<cluster_peers>,
+  caf::reacts_to<replica_config>>;
 
 /// One per broker (actors/groups/group_service): group coordination. Its
 /// broker hands it every group request and FindCoordinator, the leadership
@@ -132,7 +136,10 @@ using broker_actor = caf::typed_actor<
   caf::reacts_to<cluster_peers>, caf::reacts_to<leadership_update>,
   caf::replies_to<delete_topics_request>::with<delete_topics_response>,
   caf::replies_to<init_producer_id_request>::with<init_producer_id_response>,
-  caf::reacts_to<topic_deletion>>;
+  caf::reacts_to<topic_deletion>,
+  caf::replies_to<alter_topic_configs_request>::with<
+    alter_topic_configs_response>,
+  caf::reacts_to<topic_config_change>>;
 
 /// A node's ZooKeeper session (cluster/zookeeper_session).
 using zookeeper_session_actor =

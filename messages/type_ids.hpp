@@ -151,6 +151,12 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::topic_log_config))
   CAF_ADD_TYPE_ID(troupe, (troupe::log_cleaner_tick))
 
+  // -- per-topic configs
+  CAF_ADD_TYPE_ID(troupe, (troupe::alter_topic_configs_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::alter_topic_configs_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::topic_config_change))
+  CAF_ADD_TYPE_ID(troupe, (troupe::replica_config))
+
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on
 

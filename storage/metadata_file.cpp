@@ -48,6 +48,8 @@ proto::ClusterMetadata to_proto(const cluster_metadata& m, uint64_t version) {
     auto id = m.topic_id(name);
     t->set_id_high(id.high);
     t->set_id_low(id.low);
+    for (auto& [k, v] : m.configs(name))
+      (*t->mutable_configs())[k] = v;
     for (auto& p : partitions) {
       auto ps = t->add_partitions();
       for (auto r : p.replicas)
@@ -68,9 +70,13 @@ cluster_metadata from_proto(const proto::ClusterMetadata& in) {
     brokers[b.id()] = b.alive();
   std::map<std::string, std::vector<partition_state>> topics;
   std::map<std::string, uuid> ids;
+  std::map<std::string, topic_configs> configs;
   for (auto& t : in.topics()) {
     if (t.id_high() != 0 || t.id_low() != 0)
       ids[t.name()] = uuid{t.id_high(), t.id_low()};
+    if (!t.configs().empty())
+      configs[t.name()] =
+        topic_configs(t.configs().begin(), t.configs().end());
     auto& partitions = topics[t.name()];
     for (auto& ps : t.partitions()) {
       partition_state p;
@@ -83,7 +89,7 @@ cluster_metadata from_proto(const proto::ClusterMetadata& in) {
     }
   }
   auto m = cluster_metadata::restore(std::move(brokers), std::move(topics),
-                                     std::move(ids));
+                                     std::move(ids), std::move(configs));
   m.set_cluster_id(uuid{in.cluster_id_high(), in.cluster_id_low()});
   m.set_next_producer_id(in.next_producer_id());
   return m;

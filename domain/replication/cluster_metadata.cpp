@@ -49,8 +49,16 @@ std::optional<int32_t> cluster_metadata::elect(const partition_state& p,
   return std::nullopt;
 }
 
+bool cluster_metadata::unclean_for(const std::string& topic,
+                                   bool broker_setting) const {
+  // The election reads the topic's LogConfig (Kafka's
+  // PartitionLeaderElectionAlgorithms with the topic's
+  // unclean.leader.election.enable).
+  return unclean_leader_election_of(configs(topic), broker_setting);
+}
+
 std::vector<partition_change>
-cluster_metadata::broker_stopped(int32_t broker_id, bool unclean) {
+cluster_metadata::broker_stopped(int32_t broker_id, bool broker_unclean) {
   std::vector<partition_change> changes;
   if (!is_alive(broker_id))
     return changes;
@@ -59,6 +67,7 @@ cluster_metadata::broker_stopped(int32_t broker_id, bool unclean) {
   // goes offline at once (ReplicaStateMachine's OfflineReplica), not after
   // replica.lag.time.max.ms.
   for (auto& [topic, partitions] : topics_) {
+    auto unclean = unclean_for(topic, broker_unclean);
     for (size_t i = 0; i < partitions.size(); ++i) {
       auto& p = partitions[i];
       if (!contains(p.replicas, broker_id))
@@ -93,10 +102,11 @@ cluster_metadata::broker_stopped(int32_t broker_id, bool unclean) {
 }
 
 std::vector<partition_change>
-cluster_metadata::broker_started(int32_t broker_id, bool unclean) {
+cluster_metadata::broker_started(int32_t broker_id, bool broker_unclean) {
   std::vector<partition_change> changes;
   brokers_[broker_id] = true;
   for (auto& [topic, partitions] : topics_) {
+    auto unclean = unclean_for(topic, broker_unclean);
     for (size_t i = 0; i < partitions.size(); ++i) {
       auto& p = partitions[i];
       if (p.leader != -1 || !contains(p.replicas, broker_id))
@@ -202,7 +212,33 @@ error_code cluster_metadata::delete_topic(const std::string& name) {
   if (topics_.erase(name) == 0)
     return error_code::unknown_topic_or_partition;
   topic_ids_.erase(name);
+  configs_.erase(name);
   return error_code::none;
+}
+
+const topic_configs& cluster_metadata::configs(const std::string& name) const {
+  static const topic_configs none;
+  auto i = configs_.find(name);
+  return i == configs_.end() ? none : i->second;
+}
+
+void cluster_metadata::set_configs(const std::string& name,
+                                   topic_configs configs) {
+  if (!has_topic(name))
+    return;
+  if (configs.empty())
+    configs_.erase(name);
+  else
+    configs_[name] = std::move(configs);
+}
+
+std::vector<std::string> changed_configs(const cluster_metadata& before,
+                                         const cluster_metadata& after) {
+  std::vector<std::string> out;
+  for (auto& [name, partitions] : after.topics())
+    if (!before.has_topic(name) || before.configs(name) != after.configs(name))
+      out.push_back(name);
+  return out;
 }
 
 std::string cluster_metadata::topic_name(const uuid& id) const {

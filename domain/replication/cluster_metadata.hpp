@@ -1,9 +1,10 @@
 #pragma once
 
-// What Kafka's controller keeps (in ZooKeeper, /brokers and
-// /brokers/topics/<t>/partitions/<p>/state): brokers and whether they are
-// alive, topics, each partition's replicas, leader, leader epoch and ISR.
-// A plain class; the controller actor owns one and persists it.
+// What Kafka's controller keeps (in ZooKeeper, /brokers,
+// /brokers/topics/<t>/partitions/<p>/state and /config/topics/<t>): brokers
+// and whether they are alive, topics, each partition's replicas, leader,
+// leader epoch and ISR, each topic's config overrides. A plain class; the
+// controller actor owns one and persists it.
 
 #include <cstdint>
 #include <map>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "domain/error_code.hpp"
+#include "domain/topic_config.hpp"
 #include "domain/topic_partition.hpp"
 #include "domain/uuid.hpp"
 
@@ -48,11 +50,15 @@ public:
   static cluster_metadata
   restore(std::map<int32_t, bool> brokers,
           std::map<std::string, std::vector<partition_state>> topics,
-          std::map<std::string, uuid> topic_ids = {}) {
+          std::map<std::string, uuid> topic_ids = {},
+          std::map<std::string, topic_configs> configs = {}) {
     cluster_metadata m;
     m.brokers_ = std::move(brokers);
     m.topics_ = std::move(topics);
     m.topic_ids_ = std::move(topic_ids);
+    for (auto& [name, c] : configs)
+      if (m.topics_.count(name) && !c.empty())
+        m.configs_[name] = std::move(c);
     return m;
   }
 
@@ -71,12 +77,14 @@ public:
   /// assignment order, with leader epoch + 1 — or, with
   /// unclean.leader.election.enable, from the live replicas; otherwise it
   /// goes offline (leader -1) keeping its ISR. Returns every partition that
-  /// changed.
+  /// changed. `unclean_election` is the broker's setting; a topic's own
+  /// unclean.leader.election.enable overrides it.
   std::vector<partition_change> broker_stopped(int32_t broker_id,
                                                bool unclean_election);
 
   /// A broker came back: offline partitions it can lead get it as leader
-  /// (it must be in the ISR unless unclean election is on).
+  /// (it must be in the ISR unless unclean election is on, by the broker's
+  /// setting or the topic's).
   std::vector<partition_change> broker_started(int32_t broker_id,
                                                bool unclean_election);
 
@@ -115,9 +123,22 @@ public:
     return topic_ids_;
   }
 
-  /// Removes the topic, its partitions and its id (Kafka's deleteTopic):
-  /// UNKNOWN_TOPIC_OR_PARTITION when there is none.
+  /// Removes the topic, its partitions, its id and its configs (Kafka's
+  /// deleteTopic): UNKNOWN_TOPIC_OR_PARTITION when there is none.
   error_code delete_topic(const std::string& name);
+
+  /// The topic's config overrides (per-topic configs); empty for a topic
+  /// without any, or none.
+  const topic_configs& configs(const std::string& name) const;
+
+  /// Replaces the overrides of an existing topic; the caller validated
+  /// them (validate_topic_configs).
+  void set_configs(const std::string& name, topic_configs configs);
+
+  /// Every topic's overrides, topics without any left out.
+  const std::map<std::string, topic_configs>& all_configs() const noexcept {
+    return configs_;
+  }
 
   /// The topic named by this id; empty when none is.
   std::string topic_name(const uuid& id) const;
@@ -166,10 +187,12 @@ public:
 private:
   std::optional<int32_t> elect(const partition_state& p,
                                bool unclean_election) const;
+  bool unclean_for(const std::string& topic, bool broker_setting) const;
 
   std::map<int32_t, bool> brokers_;
   std::map<std::string, std::vector<partition_state>> topics_;
   std::map<std::string, uuid> topic_ids_;
+  std::map<std::string, topic_configs> configs_;
   uuid cluster_id_;
   int64_t next_producer_id_ = 0;
 };
@@ -178,5 +201,10 @@ private:
 /// that only `after` has.
 std::vector<topic_partition> changed_partitions(const cluster_metadata& before,
                                                 const cluster_metadata& after);
+
+/// Topics of `after` whose overrides differ from `before`'s, or that only
+/// `after` has (a new topic, with or without overrides).
+std::vector<std::string> changed_configs(const cluster_metadata& before,
+                                         const cluster_metadata& after);
 
 } // namespace troupe

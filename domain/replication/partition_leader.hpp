@@ -61,6 +61,11 @@ public:
   /// the ISR is smaller than min.insync.replicas.
   error_code check_acks_all() const;
 
+  /// The topic's min.insync.replicas changed (a topic config change).
+  void set_min_insync_replicas(int32_t n) noexcept {
+    config_.min_insync_replicas = n;
+  }
+
   /// The leader appended; its LEO is now `log_end_offset`. The HW may move
   /// (a single-replica ISR) and waiting produces may complete.
   void on_local_append(int64_t log_end_offset);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "domain/java_hash.hpp"
 #include "domain/json_string.hpp"
 #include "domain/zookeeper/scala_map_order.hpp"
 
@@ -800,6 +801,177 @@ next_producer_id_block(const producer_id_block& previous, int32_t broker_id,
     return result::failure("Exhausted all producerIds as the next block's end "
                            "producerId has exceeded the int64 type limit");
   return producer_id_block{broker_id, first, first + size - 1};
+}
+
+// -- /config/topics/<t>, /config/changes ------------------------------------------
+
+namespace {
+
+/// The order a JDK 9+ java.util.Properties iterates its keys when they were
+/// put in the order given: its ConcurrentHashMap (initial capacity 8, a
+/// table of 16) walks its bins in index order, each bin in insertion order;
+/// at 12 entries (three quarters of the table) it doubles, and each bin is
+/// split as ConcurrentHashMap.transfer splits it: the tail from the last
+/// change of the new bit keeps its order, the nodes before it are prepended
+/// one by one.
+std::vector<std::string_view>
+java_properties_order(const std::vector<std::string_view>& keys) {
+  struct node {
+    std::string_view key;
+    uint32_t hash;
+  };
+  auto spread = [](std::string_view k) {
+    auto h = static_cast<uint32_t>(java_string_hash(k));
+    return (h ^ (h >> 16)) & 0x7fffffffu;
+  };
+  std::vector<std::vector<node>> table(16);
+  size_t count = 0;
+  size_t threshold = 12;
+  for (auto k : keys) {
+    auto h = spread(k);
+    auto& bin = table[h & (table.size() - 1)];
+    if (std::any_of(bin.begin(), bin.end(),
+                    [k](const node& n) { return n.key == k; }))
+      continue;
+    bin.push_back({k, h});
+    if (++count < threshold)
+      continue;
+    auto n = table.size();
+    std::vector<std::vector<node>> next(2 * n);
+    for (size_t i = 0; i < n; ++i) {
+      auto& old = table[i];
+      if (old.empty())
+        continue;
+      // The run at the end whose nodes all go the same way stays as is.
+      size_t last_run = 0;
+      auto run_bit = old[0].hash & n;
+      for (size_t j = 1; j < old.size(); ++j)
+        if ((old[j].hash & n) != run_bit) {
+          run_bit = old[j].hash & n;
+          last_run = j;
+        }
+      std::vector<node> low;
+      std::vector<node> high;
+      auto& tail = run_bit == 0 ? low : high;
+      tail.assign(old.begin() + static_cast<std::ptrdiff_t>(last_run),
+                  old.end());
+      for (size_t j = 0; j < last_run; ++j) {
+        auto& dest = (old[j].hash & n) == 0 ? low : high;
+        dest.insert(dest.begin(), old[j]);
+      }
+      next[i] = std::move(low);
+      next[i + n] = std::move(high);
+    }
+    table = std::move(next);
+    threshold = table.size() - table.size() / 4;
+  }
+  std::vector<std::string_view> order;
+  for (auto& bin : table)
+    for (auto& n : bin)
+      order.push_back(n.key);
+  return order;
+}
+
+} // namespace
+
+std::string topic_config_path(std::string_view topic) {
+  return std::string{config_topics_path} + '/' + std::string{topic};
+}
+
+std::string topic_entity_path(std::string_view topic) {
+  return "topics/" + std::string{topic};
+}
+
+std::string encode_topic_config(const topic_configs& configs) {
+  std::vector<std::string_view> keys;
+  for (auto& [k, v] : configs)
+    keys.emplace_back(k);
+  std::string inner = "{";
+  for (auto k : java_properties_order(keys)) {
+    if (inner.size() > 1)
+      inner += ',';
+    inner += json_quote(k);
+    inner += ':';
+    inner += json_quote(configs.at(std::string{k}));
+  }
+  inner += '}';
+  // Map("version" -> 1, "config" -> config).asJava: a Scala Map2 keeps
+  // insertion order.
+  return "{\"version\":1,\"config\":" + inner + "}";
+}
+
+decoded<topic_configs> decode_topic_config(std::string_view text) {
+  using result = decoded<topic_configs>;
+  constexpr std::string_view znode = "/config/topics/<t>";
+  topic_configs out;
+  if (text.empty())
+    return out;
+  try {
+    json doc;
+    std::string error;
+    if (!parse_object(text, doc, error))
+      return fail_with<topic_configs>(znode, error, text);
+    json_reader in{doc};
+    auto config = in.optional_object("config");
+    if (!in.error().empty())
+      return fail_with<topic_configs>(znode, in.error(), text);
+    if (!config)
+      return out;
+    for (auto& [k, v] : config->items()) {
+      if (!v.is_string())
+        return fail_with<topic_configs>(znode, "config \"" + k
+                                                 + "\" is not a string",
+                                        text);
+      out[k] = v.get<std::string>();
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return result::failure(std::string{znode} + ": " + e.what());
+  }
+}
+
+std::string encode_config_change(std::string_view entity_path) {
+  return "{\"version\":2,\"entity_path\":" + json_quote(entity_path) + "}";
+}
+
+decoded<std::string> decode_config_change(std::string_view text) {
+  using result = decoded<std::string>;
+  constexpr std::string_view znode = "/config/changes/config_change_";
+  try {
+    json doc;
+    std::string error;
+    if (!parse_object(text, doc, error))
+      return fail_with<std::string>(znode, error, text);
+    json_reader in{doc};
+    auto version = in.int32("version");
+    if (!in.error().empty())
+      return fail_with<std::string>(znode, in.error(), text);
+    if (version == 2) {
+      auto path = in.optional_string("entity_path");
+      if (!path || !in.error().empty())
+        return fail_with<std::string>(znode, "no \"entity_path\"", text);
+      return *path;
+    }
+    if (version == 1) {
+      auto type = in.optional_string("entity_type");
+      auto name = in.optional_string("entity_name");
+      if (!type || !name || !in.error().empty())
+        return fail_with<std::string>(
+          znode, "no \"entity_type\" and \"entity_name\"", text);
+      return *type + '/' + *name;
+    }
+    return fail_with<std::string>(
+      znode, "unknown version " + std::to_string(version), text);
+  } catch (const std::exception& e) {
+    return result::failure(std::string{znode} + ": " + e.what());
+  }
+}
+
+std::string topic_of_entity_path(std::string_view entity_path) {
+  constexpr std::string_view prefix = "topics/";
+  if (entity_path.substr(0, prefix.size()) != prefix)
+    return {};
+  return std::string{entity_path.substr(prefix.size())};
 }
 
 } // namespace troupe::zk

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "domain/topic_config.hpp"
 #include "domain/topic_partition.hpp"
 #include "domain/uuid.hpp"
 #include "domain/zookeeper/decoded.hpp"
@@ -237,5 +238,45 @@ decoded<producer_id_block> decode_producer_id_block(std::string_view json);
 decoded<producer_id_block>
 next_producer_id_block(const producer_id_block& previous, int32_t broker_id,
                        int32_t size);
+
+// -- /config/topics/<t>, /config/changes ------------------------------------------
+
+inline constexpr std::string_view config_topics_path = "/config/topics";
+inline constexpr std::string_view config_changes_path = "/config/changes";
+
+/// The prefix of a change notification's sequential znode
+/// (ConfigEntityChangeNotificationSequenceZNode.createPath): ZooKeeper
+/// appends a ten-digit sequence number.
+inline constexpr std::string_view config_change_prefix =
+  "/config/changes/config_change_";
+
+/// /config/topics/<t> (ConfigEntityZNode): the topic's overrides.
+std::string topic_config_path(std::string_view topic);
+
+/// The entity path a change notification names for a topic:
+/// "topics/<t>" (topic names need no Sanitizer escaping).
+std::string topic_entity_path(std::string_view topic);
+
+/// ConfigEntityZNode.encode: {"version":1,"config":{"k":"v",...}} with the
+/// config's keys in the order Jackson writes a java.util.Properties filled
+/// in ascending key order (JDK 9+: its ConcurrentHashMap's).
+std::string encode_topic_config(const topic_configs& configs);
+
+/// ConfigEntityZNode.decode: the "config" object's members, every value a
+/// string; a missing or empty znode is no overrides.
+decoded<topic_configs> decode_topic_config(std::string_view json);
+
+/// ConfigEntityChangeNotificationSequenceZNode.encode:
+/// {"version":2,"entity_path":"topics/<t>"}.
+std::string encode_config_change(std::string_view entity_path);
+
+/// A change notification's entity: version 2's "entity_path", or version
+/// 1's "entity_type"/"entity_name" joined by '/' (Kafka's
+/// ConfigChangedNotificationHandler reads both).
+decoded<std::string> decode_config_change(std::string_view json);
+
+/// The topic an entity path names ("topics/<t>"); empty for another entity
+/// type (clients, users, brokers, ips).
+std::string topic_of_entity_path(std::string_view entity_path);
 
 } // namespace troupe::zk

@@ -55,6 +55,7 @@ replica_actor::behavior_type fake_replica(replica_actor::pointer self,
     [](produce_timeout&) {},
     [](fetch_timeout&) {},
     [](cluster_peers&) {},
+    [](replica_config&) {},
     // The test's "release the held writes".
     [box](follower_fetch_tick&) {
       auto held = std::exchange(box->held, {});

@@ -125,10 +125,11 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     metadata_request{{"t"}, true},
     metadata_response{
       {{1, "h", 9093, some_actor}},
-      {{error_code::none, "t", 1, {{0, 2, 5, {2, 0}, {2}, 3}}, uuid{1, 2}}},
+      {{error_code::none, "t", 1, {{0, 2, 5, {2, 0}, {2}, 3}}, uuid{1, 2},
+        {{"cleanup.policy", "compact"}, {"retention.ms", "1000"}}}},
       1,
       "AAAAAAAAAAAAAAAAAAAAAQ"},
-    create_topics_request{{{"t", 6, 3}}},
+    create_topics_request{{{"t", 6, 3, {{"min.insync.replicas", "2"}}, true}}},
     create_topics_response{{{"t", error_code::topic_already_exists, "x"}}},
     join_timeout{17}, sync_timeout{18}, session_check{"m-1"},
     session_verdict{-1}, session_rearm{250}, session_tick{3},
@@ -194,7 +195,8 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     consumer_group_rebalance_timeout{"m", 8},
     consumer_group_assignment_timeout{9},
     zk_request{
-      {zk_operation::kind::create, "/brokers/ids/1", "{}", -1, true, false}},
+      {zk_operation::kind::create, "/config/changes/config_change_", "{}", -1,
+       false, true, false}},
     zk_multi_request{
       {{zk_operation::kind::check, "/controller_epoch", "", 4, false, false},
        {zk_operation::kind::set, "/p", "x", 2, false, false}}},
@@ -225,7 +227,18 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     init_producer_id_response{error_code::none, 1000, 0},
     allocate_producer_ids_request{2},
     allocate_producer_ids_response{error_code::none, 2000, 1000},
-    topic_log_config{"t", compacted}, log_cleaner_tick{});
+    topic_log_config{"t", compacted}, log_cleaner_tick{},
+    alter_topic_configs_request{
+      "t",
+      {{"retention.ms", config_op_type::set, std::string{"1000"}},
+       {"cleanup.policy", config_op_type::remove, nullable<std::string>{}}},
+      true,
+      true},
+    alter_topic_configs_response{error_code::invalid_config,
+                                 "Unknown topic config name: x",
+                                 {{"retention.ms", "1000"}}},
+    topic_config_change{"t", {{"segment.ms", "60000"}}},
+    replica_config{2, 2048});
 }
 
 } // namespace troupe::test

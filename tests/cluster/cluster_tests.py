@@ -742,6 +742,74 @@ def idempotent_producers(troupe):
             check(len(values) == len(set(values)), f"a record stored twice in {topic}-{q}")
 
 
+def zookeeper_topic_configs(troupe):
+    """Topic configs in Kafka's ZooKeeper layout. CreateTopics writes
+    /config/topics/<t> in Kafka's JSON, no later than the topic's own znode,
+    for every topic (an empty config for none; __consumer_offsets with
+    cleanup.policy=compact). A change written as Kafka's
+    AdminZkClient.changeTopicConfig writes it (the znode, then a sequential
+    /config/changes/config_change_ of {"version":2,"entity_path":
+    "topics/<t>"}) is applied by every node: its segment.bytes rolls the
+    segments of every replica, and of a node restarted afterwards too.
+    Observed in ZooKeeper and in the segment files."""
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import NewTopic
+
+    def segments(node, topic):
+        d = node.replica_dir(topic, 0)
+        return len([f for f in os.listdir(d) if f.endswith(".log")]) if os.path.isdir(d) else 0
+
+    with Cluster(troupe) as c:
+        c.start(3)
+        admin = AdminClient({"bootstrap.servers": c.bootstrap()})
+        futures = admin.create_topics([NewTopic("cfg", 1, 3, config={"retention.ms": "86400000"}), NewTopic("plain", 1, 3)], operation_timeout=30)
+        for name, f in futures.items():
+            f.result(timeout=60)
+        for name in ("cfg", "plain"):
+            wait_for(f"{name} led with a full ISR", lambda: c.topic_led(name, isr_size=3), 30)
+        data, cfg_stat = c.zk.get("/config/topics/cfg")
+        check(data == b'{"version":1,"config":{"retention.ms":"86400000"}}', f"/config/topics/cfg holds {data!r}")
+        data, _ = c.zk.get("/config/topics/plain")
+        check(data == b'{"version":1,"config":{}}', f"/config/topics/plain holds {data!r}")
+        topic_stat = c.zk.exists("/brokers/topics/cfg")
+        check(cfg_stat.czxid <= topic_stat.czxid, f"/config/topics/cfg (zxid {cfg_stat.czxid}) was written after /brokers/topics/cfg (zxid {topic_stat.czxid})")
+        offsets = c.zk_get_json(f"/config/topics/{OFFSETS_TOPIC}") or {}
+        check(offsets.get("config", {}).get("cleanup.policy") == "compact", f"/config/topics/{OFFSETS_TOPIC} holds {offsets}")
+
+        # Another writer of Kafka's layout changes plain's configs.
+        before = set(c.zk.get_children("/config/changes"))
+        c.zk.set("/config/topics/plain", b'{"version":1,"config":{"segment.bytes":"1024"}}')
+        c.zk.create("/config/changes/config_change_", b'{"version":2,"entity_path":"topics/plain"}', sequence=True)
+        producer = Producer({"bootstrap.servers": c.bootstrap(), "acks": "all", "linger.ms": 0})
+        sent = 0
+
+        def produce_until(predicate, what, limit=400):
+            nonlocal sent
+            deadline = time.monotonic() + 60
+            while not predicate():
+                check(sent < limit and time.monotonic() < deadline, f"{what}: not after {sent} records")
+                for topic in ("plain", "cfg"):
+                    producer.produce(topic, value=b"v" * 300)
+                producer.flush(10)
+                sent += 1
+                time.sleep(0.05)
+
+        produce_until(lambda: all(segments(n, "plain") >= 5 for n in c.nodes), "every replica of plain rolling 1024-byte segments")
+        log(f"after {sent} records: plain's segments per node {[segments(n, 'plain') for n in c.nodes]}, cfg's {[segments(n, 'cfg') for n in c.nodes]}")
+        check(all(segments(n, "cfg") == 1 for n in c.nodes), "cfg, whose configs did not change, rolled segments")
+        check(len(set(c.zk.get_children("/config/changes")) - before) >= 1, "no change notification in /config/changes")
+
+        # A node that starts later applies the configs too.
+        follower = next(n for n in c.nodes if n.id != c.leader("plain", 0).id)
+        follower.kill9()
+        follower.start()
+        c.wait_ready([n.id for n in c.nodes])
+        c.wait_isr("plain", 0, [n.id for n in c.nodes], 60)
+        start = segments(follower, "plain")
+        produce_until(lambda: segments(follower, "plain") >= start + 4, f"node {follower.id}, restarted, rolling plain's segments")
+        producer.flush(10)
+
+
 CASES = {
     "leader-kill9": (leader_kill9, 150),
     "paused-node": (paused_node, 180),
@@ -755,6 +823,7 @@ CASES = {
     "large-create-topics": (large_create_topics, 150),
     "zookeeper-stall": (zookeeper_stall, 150),
     "idempotent-producers": (idempotent_producers, 120),
+    "zookeeper-topic-configs": (zookeeper_topic_configs, 150),
 }
 
 if __name__ == "__main__":
