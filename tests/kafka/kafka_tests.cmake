@@ -120,3 +120,19 @@ foreach(protocol classic consumer)
   # The program gives up after 120 s itself.
   set_tests_properties("${name}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE)
 endforeach()
+
+# __consumer_offsets in Kafka's own record schemas: what real clients commit
+# decodes with an independent decoder written from Kafka 3.9's JSON schemas
+# (tests/kafka/offsets_decoder.py), and a log.dirs written by the release
+# before issue 20 (tests/fixtures/legacy_offsets) loads with nothing lost,
+# is rewritten in Kafka's format and still answers after a restart.
+set(_py ${CMAKE_SOURCE_DIR}/tests/kafka/offsets_format_test.py)
+foreach(_case IN ITEMS
+    "format|__consumer_offsets written for classic, standalone and KIP-848 commits decodes with Kafka's record schemas to the committed values"
+    "upgrade|a log.dirs written by the release before issue 20 answers OffsetFetch and DescribeGroups with its values before and after the rewrite in Kafka's format and a restart")
+  troupe_case_fields("${_case}" _name _what)
+  set(_test "kafka: ${_what}")
+  add_test(NAME "${_test}"
+           COMMAND ${DEBIAN_PYTHON3} ${_py} $<TARGET_FILE:troupe> ${_name})
+  set_tests_properties("${_test}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
+endforeach()
