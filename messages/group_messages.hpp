@@ -9,7 +9,44 @@
 
 namespace troupe {
 
+// -- offsets expiry (KIP-211; docs/ARCHITECTURE.md §3) --------------------------------
+
+/// The group service's expiry timer of one __consumer_offsets partition it
+/// leads (offsets.retention.check.interval.ms); stale epochs are ignored.
+struct offsets_expiry_tick {
+  int32_t partition = -1;
+  uint64_t epoch = 0;
+};
+
+/// Group service -> a coordinator of either kind: expire what is due now.
+struct offsets_expiry_check {};
+
+/// A coordinator's answer, once the tombstones are written (a failed write
+/// expired nothing).
+struct offsets_expiry_result {
+  int32_t expired_offsets = 0;
+  /// The group was Empty with no offsets left: it is Dead, its coordinator
+  /// can go.
+  bool group_deleted = false;
+};
+
 // -- inspect ------------------------------------------------------------------------
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, offsets_expiry_tick& x) {
+  return f(x.partition, x.epoch);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, offsets_expiry_check&) {
+  return f();
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        offsets_expiry_result& x) {
+  return f(x.expired_offsets, x.group_deleted);
+}
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, join_protocol& x) {

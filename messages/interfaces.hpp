@@ -30,6 +30,7 @@ using group_coordinator_actor = caf::typed_actor<
   caf::replies_to<describe_groups_request>::with<described_group>,
   caf::replies_to<list_groups_request>::with<listed_group>,
   caf::replies_to<session_check>::with<session_verdict>,
+  caf::replies_to<offsets_expiry_check>::with<offsets_expiry_result>,
   caf::reacts_to<join_timeout>, caf::reacts_to<sync_timeout>,
   caf::reacts_to<group_shutdown>>;
 
@@ -43,6 +44,7 @@ using consumer_group_coordinator_actor = caf::typed_actor<
   caf::replies_to<offset_commit_request>::with<offset_commit_response>,
   caf::replies_to<offset_fetch_request>::with<offset_fetch_response>,
   caf::replies_to<list_groups_request>::with<listed_group>,
+  caf::replies_to<offsets_expiry_check>::with<offsets_expiry_result>,
   caf::reacts_to<consumer_group_topics>,
   caf::reacts_to<consumer_group_session_timeout>,
   caf::reacts_to<consumer_group_rebalance_timeout>,
@@ -116,7 +118,7 @@ using group_service_actor = caf::typed_actor<
     consumer_group_describe_response>,
   caf::reacts_to<cluster_peers>, caf::reacts_to<leadership_update>,
   caf::reacts_to<consumer_group_topics>, caf::reacts_to<broker_status_change>,
-  caf::reacts_to<replica_leadership>>;
+  caf::reacts_to<replica_leadership>, caf::reacts_to<offsets_expiry_tick>>;
 
 /// One per broker id: routes each request to the partition's replica, and
 /// every group request to its group service.

@@ -59,6 +59,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::session_tick))
   CAF_ADD_TYPE_ID(troupe, (troupe::group_shutdown))
   CAF_ADD_TYPE_ID(troupe, (troupe::group_event))
+  CAF_ADD_TYPE_ID(troupe, (troupe::offsets_expiry_tick))
+  CAF_ADD_TYPE_ID(troupe, (troupe::offsets_expiry_check))
+  CAF_ADD_TYPE_ID(troupe, (troupe::offsets_expiry_result))
 
   // -- client-side consumer
   CAF_ADD_TYPE_ID(troupe, (troupe::consumer_event))

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
+#include "actors/groups/group_clock.hpp"
 #include "actors/groups/offsets_writer.hpp"
 #include "actors/metrics.hpp"
 #include "storage/offsets_records.hpp"
@@ -44,7 +45,7 @@ void apply_effects(self_ptr self) {
   if (fx.assignment_timer)
     arm(self, fx.assignment_timer->delay_ms,
         consumer_group_assignment_timeout{fx.assignment_timer->timer});
-  auto now = now_ms(self);
+  auto now = now_ms(self); // listeners' timelines: the actor clock
   for (auto& t : fx.transitions) {
     if (t.to == consumer_group_state::assigning)
       count(metrics().rebalances);
@@ -90,7 +91,7 @@ void on_written(self_ptr self, error_code e) {
     deliver(error);
   for (auto& deliver : behind.answers)
     deliver(error);
-  st.g->restore(st.durable, now_ms(self));
+  st.g->restore(st.durable, group_clock_ms(self));
   apply_effects(self);
 }
 
@@ -150,7 +151,7 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
   st.g->update_topics(topics);
   st.listener = std::move(listener);
   if (loaded.exists || !loaded.offsets.empty())
-    st.g->restore(loaded, now_ms(self));
+    st.g->restore(loaded, group_clock_ms(self));
   st.durable = std::move(loaded);
   apply_effects(self);
   // The broker links its coordinators: when it goes, they resign.
@@ -172,7 +173,7 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
       } else {
         count(metrics().heartbeats);
       }
-      auto res = self->state.g->heartbeat(req, now_ms(self));
+      auto res = self->state.g->heartbeat(req, group_clock_ms(self));
       apply_effects(self);
       if (!self->state.log.durable())
         return res;
@@ -191,7 +192,7 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
     },
     [self](offset_commit_request& req) -> caf::result<offset_commit_response> {
       count(metrics().commits);
-      auto res = self->state.g->commit(req, now_ms(self));
+      auto res = self->state.g->commit(req, group_clock_ms(self));
       apply_effects(self);
       if (!self->state.log.durable())
         return res;
@@ -230,19 +231,47 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
       apply_effects(self);
     },
     [self](consumer_group_session_timeout& t) {
-      self->state.g->on_session_timer(t.member_id, t.timer, now_ms(self));
+      self->state.g->on_session_timer(t.member_id, t.timer,
+                                      group_clock_ms(self));
       apply_effects(self);
       flush(self);
     },
     [self](consumer_group_rebalance_timeout& t) {
-      self->state.g->on_rebalance_timer(t.member_id, t.timer, now_ms(self));
+      self->state.g->on_rebalance_timer(t.member_id, t.timer,
+                                        group_clock_ms(self));
       apply_effects(self);
       flush(self);
     },
     [self](consumer_group_assignment_timeout& t) {
-      self->state.g->on_assignment_timer(t.timer, now_ms(self));
+      self->state.g->on_assignment_timer(t.timer, group_clock_ms(self));
       apply_effects(self);
       flush(self);
+    },
+    [self](offsets_expiry_check&) -> caf::result<offsets_expiry_result> {
+      // Kafka's offsets expiry for a consumer group (KIP-211, KIP-496 as
+      // the new coordinator runs them): the tombstones go out as the
+      // group's records, answered once written; a failed write restores
+      // the group as it was written.
+      auto& g = *self->state.g;
+      auto expiry =
+        g.expire_offsets(group_clock_ms(self), g.config().offsets_retention_ms);
+      apply_effects(self);
+      if (expiry.empty())
+        return offsets_expiry_result{};
+      offsets_expiry_result result{static_cast<int32_t>(expiry.offsets.size()),
+                                   expiry.group_deleted};
+      auto rp = self->make_response_promise<offsets_expiry_result>();
+      answer_after_write(self, [self, rp, result](error_code e) mutable {
+        if (e != error_code::none) {
+          rp.deliver(offsets_expiry_result{});
+          return;
+        }
+        spdlog::info("consumer group {}: {} expired offsets deleted{}",
+                     self->state.g->id(), result.expired_offsets,
+                     result.group_deleted ? ", group is Dead" : "");
+        rp.deliver(result);
+      });
+      return rp;
     },
     [self](group_shutdown& s) {
       // A normal exit: the broker resigned the group, nothing failed.

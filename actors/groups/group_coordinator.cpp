@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
+#include "actors/groups/group_clock.hpp"
 #include "actors/groups/offsets_writer.hpp"
 #include "actors/member_session.hpp"
 #include "actors/metrics.hpp"
@@ -61,7 +62,10 @@ void store_group(group_coordinator_ptr self, int32_t generation) {
   sg.generation = g.generation();
   sg.protocol = g.protocol_name();
   sg.leader = g.leader();
-  sg.timestamp_ms = now_ms(self);
+  // GroupMetadataValue's currentStateTimestamp: offsets expiry counts an
+  // Empty group's time from it, on any coordinator.
+  sg.timestamp_ms =
+    g.current_state_timestamp_ms().value_or(group_clock_ms(self));
   for (auto m : g.members_in_join_order()) {
     auto metadata = m->metadata_for(g.protocol_name());
     sg.members.push_back({m->member_id, m->group_instance_id, m->client_id,
@@ -76,7 +80,7 @@ void store_group(group_coordinator_ptr self, int32_t generation) {
     if (generation >= 0) {
       self->state.g->on_group_stored(
         generation, offsets_write_error(offsets_write::group_metadata, e),
-        now_ms(self));
+        group_clock_ms(self));
       apply_effects(self);
     }
   };
@@ -115,7 +119,7 @@ void apply_effects(group_coordinator_ptr self) {
       st.sessions.emplace(id, std::move(session));
     }
   }
-  auto now = now_ms(self);
+  auto now = now_ms(self); // listeners' timelines: the actor clock
   for (auto& t : fx.transitions) {
     if (t.to == group_state::preparing_rebalance)
       count(metrics().rebalances);
@@ -159,6 +163,54 @@ void tear_down(group_coordinator_ptr self, error_code reason,
   self->quit(exit_reason);
 }
 
+/// Kafka's offsets expiry for this group (KIP-211, docs/ARCHITECTURE.md §3),
+/// asked by the group service every offsets.retention.check.interval.ms:
+/// the group gives up what is due, the tombstones are written (the group's
+/// metadata too once it is Dead), and the answer goes out once they are
+/// stored. A failed write gives everything back; the next run tries again.
+caf::result<offsets_expiry_result> expire_offsets(group_coordinator_ptr self) {
+  auto& st = self->state;
+  auto& g = *st.g;
+  // A commit still being written is not expired (GroupMetadata
+  // .removeExpiredOffsets skips pendingOffsetCommits).
+  std::set<topic_partition> pending;
+  for (auto& [id, c] : st.pending_commits)
+    for (auto& p : c.response.partitions)
+      pending.insert({p.topic, p.partition});
+  auto expired = g.expire_offsets(group_clock_ms(self),
+                                  g.config().offsets_retention_ms, pending);
+  apply_effects(self);
+  if (expired.empty())
+    return offsets_expiry_result{};
+  std::vector<record_kv> tombstones;
+  for (auto& [tp, value] : expired.offsets)
+    tombstones.push_back(offset_tombstone(g.id(), tp));
+  if (expired.metadata_tombstone)
+    tombstones.push_back(group_tombstone(g.id()));
+  offsets_expiry_result result{static_cast<int32_t>(expired.offsets.size()),
+                               expired.group_deleted};
+  if (tombstones.empty())
+    return result;
+  auto rp = self->make_response_promise<offsets_expiry_result>();
+  write_offsets(
+    self, st.log, std::move(tombstones),
+    [self, rp, result, expired = std::move(expired)](error_code e) mutable {
+      auto& g = *self->state.g;
+      if (e != error_code::none) {
+        spdlog::warn("group {}: expired offsets not deleted: {}", g.id(),
+                     to_string(e));
+        g.undo_expiry(expired);
+        rp.deliver(offsets_expiry_result{});
+        return;
+      }
+      spdlog::info("group {}: {} expired offsets deleted{}", g.id(),
+                   result.expired_offsets,
+                   result.group_deleted ? ", group is Dead" : "");
+      rp.deliver(result);
+    });
+  return rp;
+}
+
 } // namespace
 
 group_coordinator_actor::behavior_type
@@ -173,7 +225,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
   config.store_before_sync = offsets_log != nullptr;
   st.g = std::make_unique<group>(std::move(group_id), config, std::move(store),
                                  seed);
-  st.g->restore(std::move(loaded.snapshot), now_ms(self));
+  st.g->restore(std::move(loaded.snapshot), group_clock_ms(self));
   st.listener = std::move(listener);
   st.log = {std::move(offsets_log), std::move(offsets_partition),
             config.offset_commit_timeout_ms};
@@ -188,7 +240,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
       metrics().last_join_ns.store(
         std::chrono::steady_clock::now().time_since_epoch().count(),
         std::memory_order_relaxed);
-      auto res = self->state.g->join(req, now_ms(self));
+      auto res = self->state.g->join(req, group_clock_ms(self));
       if (res.parked()) {
         auto rp = self->make_response_promise<join_group_response>();
         self->state.joins[res.parked_member_id].push_back(rp);
@@ -200,7 +252,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
     },
     [self](sync_group_request& req) -> caf::result<sync_group_response> {
       count(metrics().syncs);
-      auto res = self->state.g->sync(req, now_ms(self));
+      auto res = self->state.g->sync(req, group_clock_ms(self));
       if (res.parked()) {
         auto rp = self->make_response_promise<sync_group_response>();
         self->state.syncs[res.parked_member_id].push_back(rp);
@@ -212,20 +264,20 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
     },
     [self](heartbeat_request& req) {
       count(metrics().heartbeats);
-      auto res = self->state.g->heartbeat(req, now_ms(self));
+      auto res = self->state.g->heartbeat(req, group_clock_ms(self));
       apply_effects(self);
       return res;
     },
     [self](leave_group_request& req) {
       count(metrics().leaves);
-      auto res = self->state.g->leave(req, now_ms(self));
+      auto res = self->state.g->leave(req, group_clock_ms(self));
       apply_effects(self);
       return res;
     },
     [self](offset_commit_request& req) -> caf::result<offset_commit_response> {
       count(metrics().commits);
       auto& st = self->state;
-      auto now = now_ms(self);
+      auto now = group_clock_ms(self);
       if (!st.log.durable()) {
         auto res = st.g->commit(req, now);
         apply_effects(self);
@@ -289,7 +341,8 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
     [self](session_check& req) {
       count(metrics().session_checks);
       bool was_member = self->state.g->has_member(req.member_id);
-      auto next = self->state.g->check_session(req.member_id, now_ms(self));
+      auto next =
+        self->state.g->check_session(req.member_id, group_clock_ms(self));
       apply_effects(self);
       if (!next) {
         if (was_member)
@@ -301,12 +354,15 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
       return session_verdict{*next};
     },
     [self](join_timeout& t) {
-      self->state.g->on_join_timer(t.epoch, now_ms(self));
+      self->state.g->on_join_timer(t.epoch, group_clock_ms(self));
       apply_effects(self);
     },
     [self](sync_timeout& t) {
-      self->state.g->on_sync_timer(t.epoch, now_ms(self));
+      self->state.g->on_sync_timer(t.epoch, group_clock_ms(self));
       apply_effects(self);
+    },
+    [self](offsets_expiry_check&) -> caf::result<offsets_expiry_result> {
+      return expire_offsets(self);
     },
     [self](group_shutdown& s) {
       // A normal exit: the broker resigned the group, nothing failed.

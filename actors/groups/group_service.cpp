@@ -10,11 +10,13 @@
 #include "actors/ask.hpp"
 #include "actors/clock.hpp"
 #include "actors/groups/consumer_group_coordinator.hpp"
+#include "actors/groups/group_clock.hpp"
 #include "actors/groups/group_coordinator.hpp"
 #include "actors/groups/offsets_load.hpp"
 #include "actors/groups/offsets_writer.hpp"
 #include "actors/timeouts.hpp"
 #include "domain/java_hash.hpp"
+#include "domain/offsets/committed_offsets.hpp"
 #include "domain/replication/cluster_metadata.hpp"
 #include "domain/topic_name.hpp"
 #include "storage/offsets_records.hpp"
@@ -225,7 +227,7 @@ void replace_empty_group(self_ptr self, const std::string& group_id,
             [=](offset_fetch_response& fetched) {
               if (!current())
                 return;
-              auto offsets = offsets_of(fetched, now_ms(self));
+              auto offsets = offsets_of(fetched, group_clock_ms(self));
               std::vector<record_kv> tombstones;
               if (to_consumer) {
                 tombstones.push_back(group_tombstone(group_id));
@@ -499,11 +501,75 @@ bool listed(const list_groups_request& filter, const listed_group& g) {
          && in(filter.types_filter, g.group_type);
 }
 
+// -- offsets expiry (KIP-211) ---------------------------------------------------------
+
+void schedule_expiry(self_ptr self, int32_t partition, uint64_t epoch) {
+  self->delayed_send(
+    self, ms(self->state.config.group.offsets_retention_check_interval_ms),
+    offsets_expiry_tick{partition, epoch});
+}
+
+/// Arms the partition's expiry timer (Kafka's scheduleGroupMetadataExpiration
+/// once the partition is loaded); an earlier one goes stale.
+void start_expiry(self_ptr self, int32_t partition) {
+  auto& st = self->state;
+  auto epoch = ++st.next_expiry;
+  st.expiry_timers[partition] = epoch;
+  schedule_expiry(self, partition, epoch);
+}
+
+/// A coordinator whose group offsets expiry deleted stops, unless the id
+/// already has another.
+template <class Groups, class Handle>
+void forget_expired(self_ptr self, Groups& groups, const std::string& id,
+                    const Handle& coordinator) {
+  auto i = groups.find(id);
+  if (i == groups.end() || i->second != coordinator)
+    return;
+  spdlog::info("broker {}: group {} expired", self->state.node_id, id);
+  self->send(coordinator,
+             group_shutdown{error_code::coordinator_not_available});
+  groups.erase(i);
+}
+
+/// Asks each group of one kind (`kind`: the service's map of them) in the
+/// partition to expire what is due; one that is Dead then leaves.
+template <class Groups>
+void expire_groups(self_ptr self, int32_t partition,
+                   Groups group_service_state::*kind) {
+  auto& st = self->state;
+  for (auto& [id, c] : st.*kind) {
+    if (partition_of(self, id) != partition || st.replacing.count(id))
+      continue;
+    self->request(c, cluster_request_timeout, offsets_expiry_check{})
+      .then(
+        [self, kind, id = id, c = c](offsets_expiry_result& r) {
+          if (r.group_deleted)
+            forget_expired(self, self->state.*kind, id, c);
+        },
+        [](caf::error&) {
+          // The next run asks again.
+        });
+  }
+}
+
+/// GroupCoordinatorShard.cleanupGroupMetadata for one partition: each of
+/// its groups, of either kind, expires what is due and writes the
+/// tombstones; a group that is Dead then leaves. The coordinators decide,
+/// the service only asks; nothing here is on a request's path.
+void expire_partition(self_ptr self, int32_t partition) {
+  expire_groups(self, partition, &group_service_state::groups);
+  expire_groups(self, partition, &group_service_state::consumer_groups);
+}
+
 // -- loading and resigning __consumer_offsets partitions ----------------------------
 
-/// The stored group metadata as the group state machine rebuilds it.
-group_snapshot to_snapshot(const stored_group& g) {
-  group_snapshot s{g.generation, g.protocol_type, g.protocol, g.leader, {}};
+/// The stored group metadata as the group state machine rebuilds it, at
+/// `now_ms` (the load).
+group_snapshot to_snapshot(const stored_group& g, int64_t now_ms) {
+  group_snapshot s{g.generation, g.protocol_type, g.protocol, g.leader, {}, {}};
+  if (g.timestamp_ms > 0)
+    s.current_state_timestamp_ms = loaded_timestamp_ms(g.timestamp_ms, now_ms);
   for (auto& m : g.members) {
     group_member gm;
     gm.member_id = m.member_id;
@@ -530,6 +596,11 @@ void finish_load(self_ptr self, int32_t partition,
            || coordinator_for(self, id) != st.node_id;
   };
   size_t created = 0;
+  auto now = group_clock_ms(self);
+  for (auto& [id, offsets] : loaded.offsets)
+    for (auto& [tp, value] : offsets)
+      value.commit_timestamp_ms =
+        loaded_timestamp_ms(value.commit_timestamp_ms, now);
   // KIP-848 groups first: their ids get no classic coordinator.
   auto& consumer_groups = loaded.consumer_groups;
   for (auto& [id, image] : consumer_groups) {
@@ -542,7 +613,7 @@ void finish_load(self_ptr self, int32_t partition,
   for (auto& [id, offsets] : loaded.offsets)
     groups[id].offsets = offsets;
   for (auto& [id, g] : loaded.groups)
-    groups[id].snapshot = to_snapshot(g);
+    groups[id].snapshot = to_snapshot(g, now);
   for (auto& [id, group] : groups) {
     if (consumer_groups.count(id) || taken(id))
       continue;
@@ -552,6 +623,7 @@ void finish_load(self_ptr self, int32_t partition,
   st.loading.erase(partition);
   spdlog::info("broker {}: loaded {} groups from {}-{} ({} malformed records)",
                st.node_id, created, offsets_topic, partition, loaded.malformed);
+  start_expiry(self, partition);
 }
 
 /// Starts the replay of a partition being loaded once this broker's
@@ -582,8 +654,10 @@ void maybe_start_replay(self_ptr self, int32_t partition) {
 /// Without log.dirs there is nothing to load: groups live in memory.
 void load_offsets_partition(self_ptr self, int32_t partition) {
   auto& st = self->state;
-  if (st.config.log_dirs.empty())
+  if (st.config.log_dirs.empty()) {
+    start_expiry(self, partition);
     return;
+  }
   st.loading[partition] = {++st.next_load, false};
   maybe_start_replay(self, partition);
 }
@@ -625,8 +699,10 @@ void update_offsets_leaders(self_ptr self,
       st.offsets_leaders.resize(i + 1, -1);
     if (p.leader == st.node_id && st.offsets_leaders[i] != st.node_id)
       gained.push_back(p.partition);
-    if (p.leader != st.node_id)
+    if (p.leader != st.node_id) {
       st.loading.erase(p.partition);
+      st.expiry_timers.erase(p.partition);
+    }
     st.offsets_leaders[i] = p.leader;
   }
   resign(self, [&](const std::string& id) {
@@ -648,6 +724,7 @@ void stop(self_ptr self) {
   st.consumer_groups.clear();
   abandon_replacements(self);
   st.loading.clear();
+  st.expiry_timers.clear();
   st.offsets_replicas.clear();
   std::fill(st.offsets_leaders.begin(), st.offsets_leaders.end(), -1);
 }
@@ -701,6 +778,14 @@ group_service(group_service_ptr self, int32_t node_id, cluster_config config,
         stop(self);
       else
         self->state.alive = true;
+    },
+    [self](offsets_expiry_tick& tick) {
+      auto& st = self->state;
+      auto i = st.expiry_timers.find(tick.partition);
+      if (!st.alive || i == st.expiry_timers.end() || i->second != tick.epoch)
+        return; // the partition was given up, or loaded again since
+      expire_partition(self, tick.partition);
+      schedule_expiry(self, tick.partition, tick.epoch);
     },
     [self](replica_leadership& news) {
       auto& st = self->state;

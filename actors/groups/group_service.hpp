@@ -73,6 +73,13 @@ struct group_service_state {
   };
   std::map<int32_t, offsets_loading> loading;
   uint64_t next_load = 0;
+  /// The offsets expiry timer (offsets.retention.check.interval.ms) of each
+  /// __consumer_offsets partition whose groups this broker serves, by the
+  /// epoch its tick carries: Kafka schedules one per partition when it has
+  /// loaded it and cancels it when it gives it up (GroupCoordinatorShard
+  /// .onLoaded, onUnloaded).
+  std::map<int32_t, uint64_t> expiry_timers;
+  uint64_t next_expiry = 0;
 
   static inline const char* name = "group_service";
 };

@@ -194,6 +194,8 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     consumer_group_session_timeout{"m", 7},
     consumer_group_rebalance_timeout{"m", 8},
     consumer_group_assignment_timeout{9},
+    offsets_expiry_tick{4, 2}, offsets_expiry_check{},
+    offsets_expiry_result{3, true},
     zk_request{
       {zk_operation::kind::create, "/config/changes/config_change_", "{}", -1,
        false, true, false}},
