@@ -121,6 +121,37 @@ foreach(protocol classic consumer)
   set_tests_properties("${name}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE)
 endforeach()
 
+# Issue 20's regression: a group that commits once and goes quiet keeps its
+# offset across log retention runs, segment rolls of __consumer_offsets, a
+# restart of the node and a coordinator move (only KIP-211's
+# offsets.retention.minutes may expire it), for a classic group
+# (confluent-kafka) and a KIP-848 group (@platformatic/kafka).
+set(_py ${CMAKE_SOURCE_DIR}/tests/kafka/offsets_retention_test.py)
+foreach(_case IN ITEMS
+    "classic|a classic group that commits once and goes quiet keeps its offset across log retention, segment rolls, a restart and a coordinator move"
+    "consumer|a KIP-848 group that commits once and goes quiet keeps its offset across log retention, segment rolls, a restart and a coordinator move")
+  troupe_case_fields("${_case}" _name _what)
+  set(_test "kafka: ${_what}")
+  add_test(NAME "${_test}"
+           COMMAND ${DEBIAN_PYTHON3} ${_py} $<TARGET_FILE:troupe> ${_name}
+                   ${NODE_EXECUTABLE})
+  set_tests_properties("${_test}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
+endforeach()
+
+# Per-topic configs and a compacted topic with confluent-kafka and kcat
+# (tests/kafka/topic_configs_test.py): each case starts its own `troupe
+# serve` on free ports.
+set(_tc ${CMAKE_SOURCE_DIR}/tests/kafka/topic_configs_test.py)
+foreach(_case IN ITEMS
+    "create-with-configs|CreateTopics takes topic configs (INVALID_CONFIG for unknown names and bad values, validate_only creates nothing), DescribeConfigs reports TOPIC_CONFIG or the broker's source, AlterConfigs replaces the set, broker configs are read-only"
+    "compacted-topic|a compacted topic keeps the latest value per key and drops tombstones, a consumer in a hole continues with the next record, a record without a key is INVALID_RECORD")
+  troupe_case_fields("${_case}" _name _what)
+  set(_test "kafka: confluent: ${_what}")
+  add_test(NAME "${_test}"
+           COMMAND ${DEBIAN_PYTHON3} ${_tc} $<TARGET_FILE:troupe> ${_name})
+  set_tests_properties("${_test}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE)
+endforeach()
+
 # __consumer_offsets in Kafka's own record schemas: what real clients commit
 # decodes with an independent decoder written from Kafka 3.9's JSON schemas
 # (tests/kafka/offsets_decoder.py), and a log.dirs written by the release
