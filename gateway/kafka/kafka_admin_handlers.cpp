@@ -1,6 +1,6 @@
 // The admin client's APIs through the Kafka listener: CreateTopics,
-// DeleteTopics, DescribeConfigs and DescribeCluster, every version the
-// codec speaks (docs/ARCHITECTURE.md §5).
+// DeleteTopics, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs and
+// DescribeCluster, every version the codec speaks (docs/ARCHITECTURE.md §5).
 
 #include <algorithm>
 #include <cstdlib>
@@ -29,20 +29,24 @@ int32_t controller_of(const metadata_response& res) {
   return res.brokers.empty() ? -1 : res.brokers.front().node_id;
 }
 
+/// A created topic's configs as CreateTopics v5+ lists them (KIP-525):
+/// every config with its value and source, as DescribeConfigs would.
 std::vector<wire::creatable_topic_configs>
-created_configs(const cluster_config& c) {
+created_configs(const cluster_config& c, const std::string& topic,
+                const topic_configs& overrides) {
   std::vector<wire::creatable_topic_configs> out;
-  for (auto& e : topic_config_entries(c))
-    out.push_back({e.name, e.value, true, static_cast<int8_t>(e.source),
-                   false});
+  for (auto& e : topic_config_entries(c, topic, overrides))
+    out.push_back({e.name, e.value, e.read_only,
+                   static_cast<int8_t>(e.source), false});
   return out;
 }
 
 /// What troupe refuses before asking the controller: explicit replica
 /// assignments (troupe assigns replicas itself, as Kafka's rack-unaware
-/// AdminUtils) and per-topic configs other than the broker's values.
+/// AdminUtils) and null config values (ZkAdminManager.createTopics); the
+/// controller validates the configs themselves (LogConfig.validate).
 std::optional<std::pair<error_code, std::string>>
-refusal(const wire::creatable_topic& t, const cluster_config& c) {
+refusal(const wire::creatable_topic& t) {
   if (!t.assignments.empty()) {
     // ReplicationControlManager.createTopic's order of checks.
     if (t.num_partitions != -1 || t.replication_factor != -1)
@@ -54,62 +58,21 @@ refusal(const wire::creatable_topic& t, const cluster_config& c) {
                      std::string{"troupe assigns replicas itself; explicit "
                                  "replica assignments are not supported."}};
   }
-  auto configs = topic_config_entries(c);
-  for (auto& given : t.configs) {
-    auto i = std::find_if(configs.begin(), configs.end(),
-                          [&](auto& e) { return e.name == given.name; });
-    if (i == configs.end())
-      return std::pair{error_code::invalid_config,
-                       "Unknown topic config name: " + given.name};
-    if (!given.value || *given.value != i->value)
-      return std::pair{error_code::invalid_config,
-                       "troupe has no per-topic configs: " + given.name
-                         + " is " + i->value + " for every topic."};
-  }
+  std::string nulls;
+  for (auto& given : t.configs)
+    if (!given.value)
+      nulls += (nulls.empty() ? "" : ",") + given.name;
+  if (!nulls.empty())
+    return std::pair{error_code::invalid_config,
+                     "Null value not supported for topic configs: " + nulls};
   return std::nullopt;
 }
 
-/// Kafka's answers to a topic it would create, without creating it
-/// (validate_only): ReplicationControlManager's checks.
-wire::creatable_topic_result validate(const wire::creatable_topic& t,
-                                      const metadata_response& md,
-                                      const cluster_config& c) {
-  wire::creatable_topic_result r;
-  r.name = t.name;
-  auto existing = std::find_if(md.topics.begin(), md.topics.end(),
-                               [&](auto& x) { return x.name == t.name; });
-  auto partitions = t.num_partitions == -1 ? c.num_partitions
-                                           : t.num_partitions;
-  int32_t rf = t.replication_factor == -1 ? c.default_replication_factor
-                                          : t.replication_factor;
-  auto live = static_cast<int32_t>(md.brokers.size());
-  if (auto e = validate_topic_name(t.name); e != error_code::none) {
-    r.error = e;
-    r.error_message = "Topic name is illegal: " + t.name;
-  } else if (existing != md.topics.end()
-             && existing->error == error_code::none) {
-    r.error = error_code::topic_already_exists;
-    r.error_message = "Topic '" + t.name + "' already exists.";
-  } else if (partitions < 1 || partitions > 1000000) {
-    r.error = error_code::invalid_partitions;
-    r.error_message = "Number of partitions was set to an invalid non-positive "
-                      "value.";
-  } else if (rf < 1) {
-    r.error = error_code::invalid_replication_factor;
-    r.error_message = "Replication factor must be larger than 0.";
-  } else if (rf > live) {
-    r.error = error_code::invalid_replication_factor;
-    r.error_message = "Unable to replicate the partition " + std::to_string(rf)
-                      + " time(s): The target replication factor of "
-                      + std::to_string(rf)
-                      + " cannot be reached because only "
-                      + std::to_string(live) + " broker(s) are registered.";
-  } else {
-    r.num_partitions = partitions;
-    r.replication_factor = static_cast<int16_t>(rf);
-    r.configs = created_configs(c);
-  }
-  return r;
+topic_configs configs_of(const wire::creatable_topic& t) {
+  topic_configs out;
+  for (auto& given : t.configs)
+    out[given.name] = given.value.value_or("");
+  return out;
 }
 
 } // namespace
@@ -120,13 +83,13 @@ void serve_create_topics(kafka_session_ptr self, const wire::request_header& h,
                          wire::create_topics_request& req,
                          kafka_reply_fn reply) {
   auto v = h.api_version;
-  auto& c = config_of(self);
   auto results = std::make_shared<std::vector<wire::creatable_topic_result>>();
   std::map<std::string, int> seen;
   for (auto& t : req.topics)
     ++seen[t.name];
   // The topics that pass the listener's checks, by their result's index.
   std::vector<size_t> asked;
+  create_topics_request out;
   for (auto& t : req.topics) {
     wire::creatable_topic_result r;
     r.name = t.name;
@@ -135,89 +98,99 @@ void serve_create_topics(kafka_session_ptr self, const wire::request_header& h,
       r.error_message = "Create topics request contains multiple entries for "
                         "the topic "
                         + t.name + ".";
-    } else if (auto refused = refusal(t, c)) {
+    } else if (auto refused = refusal(t)) {
       r.error = refused->first;
       r.error_message = refused->second;
     } else {
       asked.push_back(results->size());
+      out.topics.push_back({t.name, t.num_partitions, t.replication_factor,
+                            configs_of(t), req.validate_only});
     }
     results->push_back(std::move(r));
   }
-  // v5+ answers carry the created topic's partitions, replication factor
-  // and configs, v7+ its id: one Metadata request after the creation (or,
-  // for validate_only, before).
-  auto finish = [self, h, v, results,
-                 reply](const std::optional<metadata_response>& md) {
-    auto& c = config_of(self);
-    for (auto& r : *results) {
-      if (r.error != error_code::none || v < 5)
-        continue;
-      if (!md)
-        continue;
-      for (auto& t : md->topics)
-        if (t.name == r.name && t.error == error_code::none) {
-          r.topic_id = t.topic_id;
-          r.num_partitions = t.partitions;
-          if (!t.partition_states.empty())
-            r.replication_factor = static_cast<int16_t>(
-              t.partition_states.front().replicas.size());
-          r.configs = created_configs(c);
-        }
-    }
-    wire::create_topics_response out;
-    out.topics = std::move(*results);
-    reply(frame(h, out, wire::encode_create_topics_response));
+  auto send = [h, results, reply] {
+    wire::create_topics_response res;
+    res.topics = std::move(*results);
+    reply(frame(h, res, wire::encode_create_topics_response));
   };
-  std::vector<std::string> names;
-  for (auto i : asked)
-    names.push_back((*results)[i].name);
-  if (names.empty()) {
-    finish(std::nullopt);
+  if (asked.empty()) {
+    send();
     return;
   }
-  auto describe = [self, names, finish](auto then) {
-    self
-      ->request(self->state.ctx.broker, edge_request_timeout,
-                metadata_request{names, false})
-      .then([then](metadata_response& md) mutable { then(md); },
-            [finish](caf::error&) { finish(std::nullopt); });
-  };
-  if (req.validate_only) {
-    auto topics = std::make_shared<std::vector<wire::creatable_topic>>();
-    for (auto i : asked)
-      topics->push_back(req.topics[i]);
-    describe([self, h, results, asked, topics, reply,
-              v](metadata_response& md) {
-      auto& c = config_of(self);
-      for (size_t j = 0; j < asked.size(); ++j) {
-        auto r = validate((*topics)[j], md, c);
-        if (v < 5) {
-          r.configs = std::vector<wire::creatable_topic_configs>{};
-          r.num_partitions = -1;
-          r.replication_factor = -1;
-        }
-        (*results)[asked[j]] = std::move(r);
-      }
-      wire::create_topics_response out;
-      out.topics = std::move(*results);
-      reply(frame(h, out, wire::encode_create_topics_response));
-    });
-    return;
-  }
-  create_topics_request out;
-  for (auto i : asked) {
-    auto& t = req.topics[i];
-    out.topics.push_back({t.name, t.num_partitions, t.replication_factor});
-  }
+  auto wanted = std::make_shared<std::vector<new_topic>>(out.topics);
+  bool validate_only = req.validate_only;
   self->request(self->state.ctx.broker, edge_request_timeout, std::move(out))
     .then(
-      [results, asked, describe, finish](create_topics_response& res) {
-        for (size_t j = 0; j < asked.size() && j < res.topics.size(); ++j) {
+      [self, v, results, asked, wanted, validate_only,
+       send](create_topics_response& res) {
+        std::vector<std::string> created;
+        for (size_t j = 0; j < asked.size(); ++j) {
           auto& r = (*results)[asked[j]];
-          r.error = res.topics[j].error;
-          r.error_message = null_if_empty(res.topics[j].message);
+          if (j < res.topics.size()) {
+            r.error = res.topics[j].error;
+            r.error_message = null_if_empty(res.topics[j].message);
+          } else {
+            r.error = error_code::unknown_server_error;
+          }
+          if (r.error == error_code::none)
+            created.push_back(r.name);
         }
-        describe([finish](metadata_response& md) { finish(md); });
+        // v5+ answers carry the topic's partitions, replication factor and
+        // configs (KIP-525), v7+ its id. validate_only: as it would be
+        // created, the broker's defaults filled in.
+        if (v < 5 || created.empty()) {
+          send();
+          return;
+        }
+        if (validate_only) {
+          auto& c = config_of(self);
+          for (size_t j = 0; j < asked.size(); ++j) {
+            auto& r = (*results)[asked[j]];
+            if (r.error != error_code::none)
+              continue;
+            auto& t = (*wanted)[j];
+            r.num_partitions = t.num_partitions == -1 ? c.num_partitions
+                                                      : t.num_partitions;
+            r.replication_factor =
+              t.replication_factor == -1
+                ? static_cast<int16_t>(c.default_replication_factor)
+                : t.replication_factor;
+            r.configs = created_configs(c, t.name, t.configs);
+          }
+          send();
+          return;
+        }
+        self
+          ->request(self->state.ctx.broker, edge_request_timeout,
+                    metadata_request{created, false})
+          .then(
+            [self, results, send](metadata_response& md) {
+              auto& c = config_of(self);
+              for (auto& r : *results) {
+                if (r.error != error_code::none)
+                  continue;
+                for (auto& t : md.topics)
+                  if (t.name == r.name && t.error == error_code::none) {
+                    r.topic_id = t.topic_id;
+                    r.num_partitions = t.partitions;
+                    if (!t.partition_states.empty())
+                      r.replication_factor = static_cast<int16_t>(
+                        t.partition_states.front().replicas.size());
+                    r.configs = created_configs(c, t.name, t.configs);
+                  }
+              }
+              send();
+            },
+            // Created, but not described: Kafka's null configs with
+            // TopicConfigErrorCode.
+            [results, send](caf::error&) {
+              for (auto& r : *results)
+                if (r.error == error_code::none) {
+                  r.configs = std::nullopt;
+                  r.topic_config_error = error_code::unknown_server_error;
+                }
+              send();
+            });
       },
       [reply](caf::error&) { reply(close_reply()); });
 }
@@ -303,15 +276,14 @@ wire::describe_configs_resource_result to_wire(const config_entry& e, int16_t v,
   wire::describe_configs_resource_result r;
   r.name = e.name;
   r.value = e.value;
-  r.read_only = true;
+  r.read_only = e.read_only;
   r.config_source = static_cast<int8_t>(e.source);
   r.is_sensitive = false;
-  if (synonyms) {
-    // Kafka lists the synonyms by precedence: the broker setting, then its
-    // default when it is set.
-    r.synonyms.push_back(
-      {e.synonym, e.value, static_cast<int8_t>(e.source)});
-  }
+  // Kafka lists the synonyms by precedence: the topic's override, then the
+  // broker settings that are set, then their defaults.
+  if (synonyms)
+    for (auto& s : e.synonyms)
+      r.synonyms.push_back({s.name, s.value, static_cast<int8_t>(s.source)});
   r.config_type = static_cast<int8_t>(e.type);
   if (docs && v >= 3)
     r.documentation = null_if_empty(e.documentation);
@@ -348,14 +320,15 @@ describe(const wire::describe_configs_resource& res,
   if (res.resource_type == wire::config_resource_topic) {
     if (auto e = validate_topic_name(res.resource_name); e != error_code::none)
       return refuse(e, "Topic name is illegal: " + res.resource_name);
-    bool exists = std::any_of(md.topics.begin(), md.topics.end(), [&](auto& t) {
+    auto topic = std::find_if(md.topics.begin(), md.topics.end(), [&](auto& t) {
       return t.name == res.resource_name && t.error == error_code::none;
     });
-    if (!exists) {
+    if (topic == md.topics.end()) {
       out.error = error_code::unknown_topic_or_partition;
       return out;
     }
-    fill(out, topic_config_entries(c), res, v, req);
+    fill(out, topic_config_entries(c, topic->name, topic->configs), res, v,
+         req);
     return out;
   }
   if (res.resource_type == wire::config_resource_broker) {
@@ -406,6 +379,207 @@ void serve_describe_configs(kafka_session_ptr self,
   self->request(self->state.ctx.broker, edge_request_timeout, std::move(md))
     .then([answer](metadata_response& res) { answer(res); },
           [reply](caf::error&) { reply(close_reply()); });
+}
+
+// -- AlterConfigs (33) and IncrementalAlterConfigs (44) -----------------------------
+
+namespace {
+
+/// One resource of either request: AlterConfigs' configs are SETs of the
+/// whole new set (`incremental` false).
+struct config_change {
+  int8_t resource_type = 0;
+  std::string resource_name;
+  std::vector<config_op> ops;
+};
+
+std::string joined(const std::vector<std::string>& names, std::string_view sep) {
+  std::string out;
+  for (auto& n : names)
+    out += (out.empty() ? "" : std::string{sep}) + n;
+  return out;
+}
+
+/// Kafka's ConfigAdminManager.preprocess (the broker's checks before the
+/// change goes to the controller) and, for broker resources, its answer:
+/// INVALID_REQUEST for a resource given twice, a config named twice, a
+/// null value other than a DELETE's, an unknown operation; a broker's
+/// configs are read-only in troupe (Kafka's answer for a config that
+/// cannot be updated dynamically). nullopt: a topic to send on.
+std::optional<std::pair<error_code, std::string>>
+preprocess(const config_change& r, int count_of_resource, int32_t broker_id) {
+  auto refuse = [](error_code e, std::string message) {
+    return std::optional{std::pair{e, std::move(message)}};
+  };
+  if (count_of_resource > 1)
+    return refuse(error_code::invalid_request,
+                  "Each resource must appear at most once.");
+  std::set<std::string> names;
+  for (auto& op : r.ops)
+    if (!names.insert(op.name).second)
+      return refuse(error_code::invalid_request,
+                    "Error due to duplicate config keys");
+  std::vector<std::string> nulls;
+  for (auto& op : r.ops)
+    if (!op.value && op.op != config_op_type::remove)
+      nulls.push_back(op.name);
+  if (!nulls.empty())
+    return refuse(error_code::invalid_request,
+                  "Null value not supported for : " + joined(nulls, ", "));
+  for (auto& op : r.ops) {
+    auto id = static_cast<int8_t>(op.op);
+    if (id < wire::config_operation_set || id > wire::config_operation_subtract)
+      return refuse(error_code::invalid_request,
+                    "Unknown operations type " + std::to_string(int{id}));
+  }
+  switch (r.resource_type) {
+    case wire::config_resource_topic:
+      // ZkAdminManager.alterTopicConfigs
+      if (r.resource_name.empty())
+        return refuse(error_code::invalid_request,
+                      "Default topic resources are not allowed.");
+      return std::nullopt;
+    case wire::config_resource_broker: {
+      // The empty name is the cluster-wide default, else this broker.
+      if (!r.resource_name.empty()) {
+        char* end = nullptr;
+        auto id = std::strtol(r.resource_name.c_str(), &end, 10);
+        if (end == r.resource_name.c_str() || *end != '\0')
+          return refuse(error_code::invalid_request,
+                        "Node id must be an integer, but it is: "
+                          + r.resource_name);
+        if (id != broker_id)
+          return refuse(error_code::invalid_request,
+                        "Unexpected broker id, expected "
+                          + std::to_string(broker_id) + ", but received "
+                          + r.resource_name);
+      }
+      if (r.ops.empty())
+        return std::pair{error_code::none, std::string{}};
+      std::vector<std::string> changed;
+      for (auto& op : r.ops)
+        changed.push_back(op.name);
+      // DynamicBrokerConfig.validateConfigs' words (a ConfigException that
+      // the broker answers as INVALID_REQUEST, KAFKA-13609).
+      return refuse(error_code::invalid_request,
+                    "Cannot update these configs dynamically: Set("
+                      + joined(changed, ", ")
+                      + "): troupe reads its broker configs only at start "
+                        "(the properties file and --override); set them "
+                        "there and restart the broker");
+    }
+    case wire::config_resource_client_metrics:
+    case wire::config_resource_group:
+      return refuse(error_code::invalid_request,
+                    std::string{"AlterConfigs is only supported for topics and "
+                                "brokers, but resource type is "}
+                      + (r.resource_type == wire::config_resource_group
+                           ? "GROUP"
+                           : "CLIENT_METRICS"));
+    default:
+      // BROKER_LOGGER too: troupe sets no log levels through Kafka's API.
+      break;
+  }
+  return refuse(error_code::invalid_request,
+                "Unknown resource type "
+                  + std::to_string(static_cast<int>(r.resource_type)));
+}
+
+/// Both APIs: the listener's checks, then each topic's change to the
+/// controller through the broker, answered in the request's order
+/// (ConfigAdminManager.reassemble*Response).
+void alter_configs(kafka_session_ptr self, std::vector<config_change> changes,
+                   bool incremental, bool validate_only,
+                   std::function<void(
+                     std::vector<wire::alter_configs_resource_response>)>
+                     answer) {
+  std::map<std::pair<int8_t, std::string>, int> seen;
+  for (auto& r : changes)
+    ++seen[{r.resource_type, r.resource_name}];
+  auto results =
+    std::make_shared<std::vector<wire::alter_configs_resource_response>>();
+  std::vector<alter_topic_configs_request> asks;
+  std::vector<size_t> asked;
+  for (auto& r : changes) {
+    wire::alter_configs_resource_response out;
+    out.resource_type = r.resource_type;
+    out.resource_name = r.resource_name;
+    auto refused = preprocess(r, seen[{r.resource_type, r.resource_name}],
+                              self->state.ctx.broker_id);
+    if (refused) {
+      out.error = refused->first;
+      if (refused->first != error_code::none)
+        out.error_message = refused->second;
+    } else {
+      asked.push_back(results->size());
+      asks.push_back({r.resource_name, r.ops, incremental, validate_only});
+    }
+    results->push_back(std::move(out));
+  }
+  if (asks.empty()) {
+    answer(std::move(*results));
+    return;
+  }
+  ask_broker<alter_topic_configs_response>(
+    self, edge_request_timeout, std::move(asks),
+    [results, asked, answer](
+      std::vector<std::optional<alter_topic_configs_response>> answers) {
+      for (size_t j = 0; j < asked.size(); ++j) {
+        auto& r = (*results)[asked[j]];
+        auto& a = answers[j];
+        if (!a) {
+          r.error = error_code::request_timed_out;
+          r.error_message = "The controller did not answer in time.";
+          continue;
+        }
+        r.error = a->error;
+        if (a->error != error_code::none)
+          r.error_message = a->message.empty()
+                              ? std::string{error_message(a->error)}
+                              : a->message;
+      }
+      answer(std::move(*results));
+    });
+}
+
+} // namespace
+
+void serve_alter_configs(kafka_session_ptr self, const wire::request_header& h,
+                         wire::alter_configs_request& req,
+                         kafka_reply_fn reply) {
+  std::vector<config_change> changes;
+  for (auto& r : req.resources) {
+    config_change c{r.resource_type, r.resource_name, {}};
+    for (auto& x : r.configs)
+      c.ops.push_back({x.name, config_op_type::set, x.value});
+    changes.push_back(std::move(c));
+  }
+  alter_configs(self, std::move(changes), false, req.validate_only,
+                [h, reply](auto results) {
+                  wire::alter_configs_response out;
+                  out.responses = std::move(results);
+                  reply(frame(h, out, wire::encode_alter_configs_response));
+                });
+}
+
+void serve_incremental_alter_configs(
+  kafka_session_ptr self, const wire::request_header& h,
+  wire::incremental_alter_configs_request& req, kafka_reply_fn reply) {
+  std::vector<config_change> changes;
+  for (auto& r : req.resources) {
+    config_change c{r.resource_type, r.resource_name, {}};
+    for (auto& x : r.configs)
+      c.ops.push_back(
+        {x.name, static_cast<config_op_type>(x.config_operation), x.value});
+    changes.push_back(std::move(c));
+  }
+  alter_configs(self, std::move(changes), true, req.validate_only,
+                [h, reply](auto results) {
+                  wire::incremental_alter_configs_response out;
+                  out.responses = std::move(results);
+                  reply(frame(h, out,
+                              wire::encode_incremental_alter_configs_response));
+                });
 }
 
 // -- DescribeCluster (60) ------------------------------------------------------------

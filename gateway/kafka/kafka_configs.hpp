@@ -1,21 +1,25 @@
 #pragma once
 
 // troupe's settings as Kafka's DescribeConfigs and CreateTopics (v5+) name
-// them: a topic's configs (Kafka's LogConfig names, from the broker-wide
-// values: troupe has no per-topic overrides) and a broker's (KafkaConfig
-// names). All read-only: troupe cannot alter them at run time. Plain C++,
-// no CAF.
+// them (Kafka's ConfigHelper.describeConfigs): a topic's configs (Kafka's
+// LogConfig names) with their source, the topic's own override
+// (TOPIC_CONFIG) or the broker setting it falls back to
+// (STATIC_BROKER_CONFIG, DEFAULT_CONFIG), and a broker's (KafkaConfig
+// names, read-only: troupe reads them only at start). The per-topic configs
+// themselves are the domain's (domain/topic_config.hpp). Plain C++, no CAF.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "domain/cluster_config.hpp"
+#include "domain/topic_config.hpp"
 
 namespace troupe {
 
 /// Kafka's DescribeConfigsResponse.ConfigSource.
 enum class config_source : int8_t {
+  topic_config = 1, // DYNAMIC_TOPIC_CONFIG: the topic's override
   static_broker_config = 4,
   default_config = 5,
 };
@@ -27,23 +31,42 @@ enum class config_type : int8_t {
   int32 = 3,
   int16 = 4,
   int64 = 5,
+  float64 = 6,
   list = 7,
+};
+
+/// DescribeConfigs' ConfigType of a topic config's ConfigDef.Type.
+config_type described_type(config_value_type type);
+
+/// One of the values a config takes its value from, by precedence
+/// (Kafka's DescribeConfigsSynonym).
+struct config_synonym {
+  std::string name;
+  std::string value;
+  config_source source = config_source::default_config;
 };
 
 struct config_entry {
   std::string name;
   std::string value;
   config_type type = config_type::string;
+  /// The first synonym's source, DEFAULT_CONFIG when there is none.
   config_source source = config_source::default_config;
-  /// The broker setting a topic config comes from (Kafka's synonym), or
-  /// the entry's own name for broker configs.
-  std::string synonym;
+  /// What the value comes from, in Kafka's order: the topic's override,
+  /// then the broker settings that are set, then those with a default.
+  std::vector<config_synonym> synonyms;
+  /// true: troupe cannot change it at run time.
+  bool read_only = true;
   /// troupe's description of the setting, empty when it has none.
   std::string documentation;
 };
 
-/// A topic's configs: every topic has the broker-wide values.
-std::vector<config_entry> topic_config_entries(const cluster_config& config);
+/// Topic `topic`'s configs, sorted by name: every config troupe supports
+/// (domain/topic_config.hpp) with `overrides` applied, and the Kafka topic
+/// configs troupe has fixed (compression.type, flush.*, ...), read-only.
+std::vector<config_entry>
+topic_config_entries(const cluster_config& config, const std::string& topic,
+                     const topic_configs& overrides);
 
 /// Broker `broker_id`'s configs.
 std::vector<config_entry> broker_configs(const cluster_config& config,

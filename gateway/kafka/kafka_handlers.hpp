@@ -210,6 +210,12 @@ void serve_describe_configs(kafka_session_ptr self,
                             const wire::request_header& h,
                             wire::describe_configs_request& req,
                             kafka_reply_fn reply);
+void serve_alter_configs(kafka_session_ptr self, const wire::request_header& h,
+                         wire::alter_configs_request& req,
+                         kafka_reply_fn reply);
+void serve_incremental_alter_configs(
+  kafka_session_ptr self, const wire::request_header& h,
+  wire::incremental_alter_configs_request& req, kafka_reply_fn reply);
 void serve_describe_cluster(kafka_session_ptr self,
                             const wire::request_header& h,
                             wire::describe_cluster_request& req,

@@ -104,6 +104,14 @@ struct handler {
     serve_describe_configs(self, header, req, std::move(reply));
   }
 
+  void operator()(wire::alter_configs_request& req) {
+    serve_alter_configs(self, header, req, std::move(reply));
+  }
+
+  void operator()(wire::incremental_alter_configs_request& req) {
+    serve_incremental_alter_configs(self, header, req, std::move(reply));
+  }
+
   void operator()(wire::describe_cluster_request& req) {
     serve_describe_cluster(self, header, req, std::move(reply));
   }

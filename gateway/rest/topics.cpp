@@ -1,10 +1,14 @@
 // REST Proxy v2's topics, partitions and brokers resources
 // (kafka-rest TopicsResource, PartitionsResource, BrokersResource): the
-// controller's metadata, answered as application/vnd.kafka.v2+json.
+// controller's metadata, answered as application/vnd.kafka.v2+json. A
+// topic's "configs" are every config DescribeConfigs lists for it with its
+// value (kafka-rest's GetTopicResponse.fromTopic over its topic configs):
+// the topic's overrides and, for the rest, the broker's settings.
 
 #include <algorithm>
 
 #include "gateway.pb.h"
+#include "gateway/kafka/kafka_configs.hpp"
 #include "gateway/rest/errors.hpp"
 #include "gateway/rest/json.hpp"
 #include "gateway/rest/routes.hpp"
@@ -87,6 +91,9 @@ void get_topic(const call& c) {
   with_topic(c, *type, [c, type](const topic_metadata& t) {
     pb::TopicInfo info;
     info.set_name(t.name);
+    auto& configs = *info.mutable_configs();
+    for (auto& e : topic_config_entries(c.svc().cluster, t.name, t.configs))
+      configs[e.name] = e.value;
     for (auto& p : t.partition_states)
       *info.add_partitions() = partition_info(p);
     c.reply(json_response(to_json(info), *type));

@@ -1035,7 +1035,7 @@ TEST_CASE("DeleteTopics removes a topic by id and by name, unknown ones get "
 }
 
 TEST_CASE("DescribeConfigs answers a topic's and a broker's settings by "
-          "Kafka's names, read-only, unknown resources as Kafka does") {
+          "Kafka's names with their source, unknown resources as Kafka does") {
   connection c{the_server().port()};
   REQUIRE(c.ok());
   create_topic(c, "wire-configs");
@@ -1053,18 +1053,35 @@ TEST_CASE("DescribeConfigs answers a topic's and a broker's settings by "
     wire::encode_describe_configs_request,
     wire::decode_describe_configs_response);
   REQUIRE(res.results.size() == 5);
-  auto value = [](const wire::describe_configs_result& r,
+  auto entry = [](const wire::describe_configs_result& r,
                   const std::string& n) {
     for (auto& e : r.configs)
-      if (e.name == n) {
-        CHECK(e.read_only);
-        return e.value.value_or("null");
-      }
-    return std::string{"missing"};
+      if (e.name == n)
+        return e;
+    return wire::describe_configs_resource_result{"missing"};
+  };
+  auto value = [&](const wire::describe_configs_result& r,
+                   const std::string& n) {
+    return entry(r, n).value.value_or("null");
   };
   CHECK(res.results[0].error == error_code::none);
   CHECK(value(res.results[0], "retention.ms") == "604800000");
   CHECK(value(res.results[0], "cleanup.policy") == "delete");
+  // No override: Kafka's DEFAULT_CONFIG (5); a topic config can be altered,
+  // one troupe fixed cannot.
+  auto segment = entry(res.results[0], "segment.bytes");
+  CHECK(segment.config_source == 5);
+  CHECK_FALSE(segment.read_only);
+  // ConfigHelper.createTopicConfigEntry: the broker setting's default as
+  // the one synonym (Kafka's "DEFAULT_CONFIG:log.segment.bytes=1073741824").
+  REQUIRE(segment.synonyms.size() == 1);
+  CHECK(segment.synonyms[0].name == "log.segment.bytes");
+  CHECK(segment.synonyms[0].value == "1073741824");
+  CHECK(segment.synonyms[0].source == 5);
+  // retention.ms: log.retention.ms has no Kafka default, so no synonym.
+  CHECK(entry(res.results[0], "retention.ms").synonyms.empty());
+  CHECK(entry(res.results[0], "compression.type").read_only);
+  CHECK(entry(res.results[1], "broker.id").read_only);
   CHECK(res.results[1].error == error_code::none);
   CHECK(res.results[1].configs.size() == 2);
   CHECK(value(res.results[1], "broker.id") == "0");
@@ -1072,6 +1089,104 @@ TEST_CASE("DescribeConfigs answers a topic's and a broker's settings by "
   CHECK(res.results[2].error == error_code::invalid_request);
   CHECK(res.results[3].error == error_code::unknown_topic_or_partition);
   CHECK(res.results[4].error == error_code::invalid_request);
+}
+
+TEST_CASE("AlterConfigs and IncrementalAlterConfigs refuse as Kafka's "
+          "broker does: a resource twice, a config twice, null values, an "
+          "unknown operation, broker configs, an unknown topic") {
+  connection c{the_server().port()};
+  REQUIRE(c.ok());
+  create_topic(c, "wire-alter");
+  using op = wire::incremental_alterable_config;
+  wire::incremental_alter_configs_request req;
+  req.resources = {
+    // 0: given twice (with 1)
+    {wire::config_resource_topic, "wire-twice", {}},
+    {wire::config_resource_topic, "wire-twice", {}},
+    // 2: one config twice
+    {wire::config_resource_topic,
+     "wire-alter-keys",
+     {op{"retention.ms", wire::config_operation_set, std::string{"1"}},
+      op{"retention.ms", wire::config_operation_delete, std::nullopt}}},
+    // 3: a null value for SET
+    {wire::config_resource_topic,
+     "wire-alter-null",
+     {op{"retention.ms", wire::config_operation_set, std::nullopt}}},
+    // 4: operation 9
+    {wire::config_resource_topic,
+     "wire-other",
+     {op{"retention.ms", 9, std::string{"1"}}}},
+    // 5: this broker's config
+    {wire::config_resource_broker,
+     "0",
+     {op{"log.retention.ms", wire::config_operation_set, std::string{"1"}}}},
+    // 6: another broker
+    {wire::config_resource_broker, "7", {}},
+    // 7: an unknown topic
+    {wire::config_resource_topic,
+     "wire-no-such-topic",
+     {op{"retention.ms", wire::config_operation_set, std::string{"1"}}}},
+    // 8: the topic's default resource
+    {wire::config_resource_topic, "", {}},
+    // 9: nothing to change in the cluster-wide broker defaults
+    {wire::config_resource_broker, "", {}}};
+  auto res = c.call<wire::incremental_alter_configs_response>(
+    wire::api_key::incremental_alter_configs, 1, req,
+    wire::encode_incremental_alter_configs_request,
+    wire::decode_incremental_alter_configs_response);
+  REQUIRE(res.responses.size() == 10);
+  auto& r = res.responses;
+  auto message = [&](size_t i) { return r[i].error_message.value_or(""); };
+  CHECK(r[0].error == error_code::invalid_request);
+  CHECK(message(0) == "Each resource must appear at most once.");
+  CHECK(r[1].error == error_code::invalid_request);
+  CHECK(r[2].error == error_code::invalid_request);
+  CHECK(message(2) == "Error due to duplicate config keys");
+  CHECK(r[3].error == error_code::invalid_request);
+  CHECK(message(3) == "Null value not supported for : retention.ms");
+  CHECK(r[4].error == error_code::invalid_request);
+  CHECK(message(4) == "Unknown operations type 9");
+  CHECK(r[5].error == error_code::invalid_request);
+  CHECK(message(5).rfind(
+          "Cannot update these configs dynamically: Set(log.retention.ms)", 0)
+        == 0);
+  CHECK(r[6].error == error_code::invalid_request);
+  CHECK(message(6) == "Unexpected broker id, expected 0, but received 7");
+  CHECK(r[7].error == error_code::unknown_topic_or_partition);
+  CHECK(r[8].error == error_code::invalid_request);
+  CHECK(message(8) == "Default topic resources are not allowed.");
+  CHECK(r[9].error == error_code::none);
+  CHECK(r[5].resource_type == wire::config_resource_broker);
+  CHECK(r[7].resource_name == "wire-no-such-topic");
+  // AlterConfigs v0 (the legacy API) takes the same path: a null value is
+  // refused, and a valid set answers NONE.
+  wire::alter_configs_request legacy;
+  legacy.resources = {
+    {wire::config_resource_topic, "wire-alter", {{"retention.ms", {}}}},
+    {wire::config_resource_topic,
+     "wire-alter-2",
+     {{"retention.ms", std::string{"5000"}}}},
+    {wire::config_resource_broker_logger, "0", {}}};
+  create_topic(c, "wire-alter-2");
+  auto old = c.call<wire::alter_configs_response>(
+    wire::api_key::alter_configs, 0, legacy,
+    wire::encode_alter_configs_request, wire::decode_alter_configs_response);
+  REQUIRE(old.responses.size() == 3);
+  CHECK(old.responses[0].error == error_code::invalid_request);
+  CHECK(old.responses[1].error == error_code::none);
+  CHECK(old.responses[2].error == error_code::invalid_request);
+  CHECK(old.responses[2].error_message == "Unknown resource type 8");
+  wire::describe_configs_request describe;
+  describe.resources = {{wire::config_resource_topic, "wire-alter-2",
+                         std::vector<std::string>{"retention.ms"}}};
+  auto described = c.call<wire::describe_configs_response>(
+    wire::api_key::describe_configs, 4, describe,
+    wire::encode_describe_configs_request,
+    wire::decode_describe_configs_response);
+  REQUIRE(described.results.size() == 1);
+  REQUIRE(described.results[0].configs.size() == 1);
+  CHECK(described.results[0].configs[0].value == "5000");
+  CHECK(described.results[0].configs[0].config_source == 1); // TOPIC_CONFIG
 }
 
 TEST_CASE("DescribeCluster lists the brokers, the controller and the "
