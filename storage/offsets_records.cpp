@@ -5,6 +5,7 @@
 
 #include "consumer_offsets.pb.h"
 #include "domain/kafka/coordinator_records.hpp"
+#include "domain/offsets/committed_offsets.hpp"
 
 namespace troupe {
 
@@ -611,20 +612,29 @@ size_t size_of(const record_kv& r) {
   return r.key.size() + (r.value ? r.value->size() : 0) + 20;
 }
 
-/// The Kafka record that states `e`'s logical key as `st` has it now.
+/// The Kafka record that states `e`'s logical key as `st` has it now,
+/// stamped as a coordinator loads it.
 struct current_state {
   const offsets_partition_state& st;
+  int64_t now_ms;
 
   record_kv operator()(const offset_entry& e) const {
     if (auto g = st.offsets.find(e.group); g != st.offsets.end())
-      if (auto o = g->second.find(e.partition); o != g->second.end())
-        return offset_commit_record(e.group, e.partition, o->second);
+      if (auto o = g->second.find(e.partition); o != g->second.end()) {
+        auto value = o->second;
+        value.commit_timestamp_ms =
+          loaded_timestamp_ms(value.commit_timestamp_ms, now_ms);
+        return offset_commit_record(e.group, e.partition, value);
+      }
     return offset_tombstone(e.group, e.partition);
   }
 
   record_kv operator()(const group_entry& e) const {
-    if (auto g = st.groups.find(e.group); g != st.groups.end())
-      return group_metadata_record(e.group, g->second);
+    if (auto g = st.groups.find(e.group); g != st.groups.end()) {
+      auto value = g->second;
+      value.timestamp_ms = loaded_timestamp_ms(value.timestamp_ms, now_ms);
+      return group_metadata_record(e.group, value);
+    }
     return group_tombstone(e.group);
   }
 
@@ -642,7 +652,8 @@ consumer_group_record tombstone_of(consumer_group_record r) {
 } // namespace
 
 std::vector<std::vector<record_kv>>
-upgrade_batches(const offsets_partition_state& st, size_t max_batch_bytes) {
+upgrade_batches(const offsets_partition_state& st, int64_t now_ms,
+                size_t max_batch_bytes) {
   // Each unit: protobuf tombstones, then the Kafka records that replace
   // them; a unit is never split across batches.
   struct unit {
@@ -669,7 +680,7 @@ upgrade_batches(const offsets_partition_state& st, size_t max_batch_bytes) {
     }
     unit u;
     u.tombstones.push_back(std::move(legacy_tombstone));
-    u.records.push_back(std::visit(current_state{st}, *decoded));
+    u.records.push_back(std::visit(current_state{st, now_ms}, *decoded));
     units.push_back(std::move(u));
   }
   for (auto& [group, u] : consumer_groups) {

@@ -133,9 +133,13 @@ struct offsets_partition_state {
 ///   - A failed or partial rewrite leaves protobuf values, so the next load
 ///     rewrites again from the state it replayed, which is the latest.
 /// Protobuf keys whose last record is a tombstone need nothing: no value of
-/// theirs survives compaction.
+/// theirs survives compaction. The old release stamped commits and group
+/// states with its steady clock; the rewritten records carry
+/// loaded_timestamp_ms(stamp, now_ms) (domain/offsets/committed_offsets.hpp),
+/// the load's wall clock for such a stamp, as Kafka's tools and offsets
+/// expiry read them.
 std::vector<std::vector<record_kv>>
-upgrade_batches(const offsets_partition_state& st,
+upgrade_batches(const offsets_partition_state& st, int64_t now_ms,
                 size_t max_batch_bytes = 512 * 1024);
 
 /// The records of a KIP-848 group's current image, in Kafka's order of

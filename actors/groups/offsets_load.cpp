@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/clock.hpp"
 #include "actors/groups/offsets_writer.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
@@ -42,7 +43,7 @@ void rewrite_legacy_records(group_service_ptr self, int32_t partition,
   log.replica = i->second.replica;
   log.partition = {offsets_topic, partition};
   log.timeout_ms = st.config.group.offset_commit_timeout_ms;
-  auto batches = upgrade_batches(state);
+  auto batches = upgrade_batches(state, wall_clock_ms());
   spdlog::info("broker {}: {}-{} holds {} keys of troupe's old record format: "
                "rewriting them in Kafka's ({} batches)",
                st.node_id, offsets_topic, partition, state.legacy_keys.size(),

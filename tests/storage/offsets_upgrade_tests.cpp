@@ -13,6 +13,7 @@
 
 #include "consumer_offsets.pb.h"
 #include "domain/log/record_batches.hpp"
+#include "domain/offsets/committed_offsets.hpp"
 #include "storage/offsets_records.hpp"
 
 using namespace troupe;
@@ -22,6 +23,9 @@ namespace {
 
 const fs::path fixture = fs::path{TROUPE_SOURCE_DIR} / "tests" / "fixtures"
                          / "legacy_offsets";
+
+/// When the coordinator loads the partition (2025-12-02, wall clock).
+constexpr int64_t load_ms = 1764633600000;
 
 /// The fixture's __consumer_offsets-0 records in log order, read from its
 /// segment files as they are on disk (the files are not opened for writing).
@@ -98,6 +102,18 @@ bool same_offsets(const offsets_partition_state& x,
   return true;
 }
 
+/// `st` with its stamps as the rewrite writes them: the old release's
+/// steady-clock stamps become the load's wall clock.
+offsets_partition_state stamped(offsets_partition_state st) {
+  for (auto& [group, offsets] : st.offsets)
+    for (auto& [tp, o] : offsets)
+      o.commit_timestamp_ms = loaded_timestamp_ms(o.commit_timestamp_ms,
+                                                  load_ms);
+  for (auto& [id, g] : st.groups)
+    g.timestamp_ms = loaded_timestamp_ms(g.timestamp_ms, load_ms);
+  return st;
+}
+
 void check_same_state(const offsets_partition_state& x,
                       const offsets_partition_state& y) {
   CHECK(same_offsets(x, y));
@@ -136,7 +152,7 @@ std::string attr(const std::vector<std::string>& row, const std::string& key) {
 
 /// A record as the release before issue 20 wrote it.
 record_kv legacy_offset(const std::string& group, const topic_partition& tp,
-                        std::optional<int64_t> offset) {
+                        std::optional<int64_t> offset, int64_t stamp = 5000) {
   proto::ConsumerOffsetsRecord key;
   auto k = key.mutable_offset_key();
   k->set_group(group);
@@ -149,6 +165,7 @@ record_kv legacy_offset(const std::string& group, const topic_partition& tp,
     proto::ConsumerOffsetsRecord value;
     value.mutable_offset_value()->set_offset(*offset);
     value.mutable_offset_value()->set_leader_epoch(-1);
+    value.mutable_offset_value()->set_commit_timestamp_ms(stamp);
     std::string vb;
     value.SerializeToString(&vb);
     r.value = bytes(vb.begin(), vb.end());
@@ -231,7 +248,7 @@ TEST_CASE("the upgrade rewrite appended after the old release's records "
           "replays to the same state, and the next load needs none") {
   auto log = fixture_records();
   auto before = replay(log);
-  auto batches = upgrade_batches(before);
+  auto batches = upgrade_batches(before, load_ms);
   REQUIRE(batches.size() == 1);
   auto rewrite = batches[0];
   // Every protobuf key whose last record holds a value gets its tombstone,
@@ -251,16 +268,16 @@ TEST_CASE("the upgrade rewrite appended after the old release's records "
   log.insert(log.end(), rewrite.begin(), rewrite.end());
   auto after = replay(log);
   CHECK(after.malformed == 0);
-  check_same_state(before, after);
+  check_same_state(stamped(before), after);
   CHECK_FALSE(after.needs_upgrade());
-  CHECK(upgrade_batches(after).empty());
+  CHECK(upgrade_batches(after, load_ms).empty());
 }
 
 TEST_CASE("after the upgrade rewrite, compaction leaves no protobuf value "
           "and the same state, before and after its tombstones go") {
   auto log = fixture_records();
   auto before = replay(log);
-  auto rewrite = flatten(upgrade_batches(before));
+  auto rewrite = flatten(upgrade_batches(before, load_ms));
   log.insert(log.end(), rewrite.begin(), rewrite.end());
   for (bool tombstones : {true, false}) {
     INFO("tombstones kept: " << tombstones);
@@ -269,7 +286,7 @@ TEST_CASE("after the upgrade rewrite, compaction leaves no protobuf value "
       if (is_legacy_key(r.key))
         CHECK_FALSE(r.value);
     auto st = replay(cleaned);
-    check_same_state(before, st);
+    check_same_state(stamped(before), st);
     CHECK_FALSE(st.needs_upgrade());
   }
   // Without the rewrite, compaction would keep the protobuf records.
@@ -281,7 +298,7 @@ TEST_CASE("after the upgrade rewrite, compaction leaves no protobuf value "
 TEST_CASE("the upgrade rewrite puts each protobuf tombstone before the Kafka "
           "record of its logical key") {
   auto before = replay(fixture_records());
-  auto rewrite = flatten(upgrade_batches(before));
+  auto rewrite = flatten(upgrade_batches(before, load_ms));
   // Replaying each protobuf tombstone on its own erases its logical key;
   // whatever the rewrite states for that key must come after it, or the
   // tombstone would erase it on every later load.
@@ -308,15 +325,26 @@ TEST_CASE("an upgrade rewrite larger than a batch is split between logical "
           "keys, each batch whole, a KIP-848 group never") {
   auto log = fixture_records();
   auto before = replay(log);
-  auto batches = upgrade_batches(before, 300);
+  auto batches = upgrade_batches(before, load_ms, 300);
   REQUIRE(batches.size() > 3);
   // Each batch alone after the old records keeps the state of every key
-  // it touches: appending any prefix of the batches never loses anything.
+  // it touches: appending any prefix of the batches never loses anything
+  // (the keys not yet rewritten keep their old stamps).
+  auto unstamped = [](offsets_partition_state st) {
+    for (auto& [group, offsets] : st.offsets)
+      for (auto& [tp, o] : offsets)
+        o.commit_timestamp_ms = 0;
+    for (auto& [id, g] : st.groups)
+      g.timestamp_ms = 0;
+    return st;
+  };
   for (size_t n = 1; n <= batches.size(); ++n) {
     auto partial = log;
     for (size_t i = 0; i < n; ++i)
       partial.insert(partial.end(), batches[i].begin(), batches[i].end());
-    check_same_state(before, replay(partial));
+    check_same_state(unstamped(before), unstamped(replay(partial)));
+    if (n == batches.size())
+      check_same_state(stamped(before), replay(partial));
   }
   // The KIP-848 group's records are all in one batch.
   size_t with_group = 0;
@@ -340,13 +368,33 @@ TEST_CASE("a rewrite after a failed one states the latest value, also one "
   auto before = replay(log);
   CHECK(before.offsets.at("g").at({"t", 0}).offset == 9);
   CHECK(before.offsets.at("g").count({"t", 2}) == 0);
-  auto rewrite = flatten(upgrade_batches(before));
+  auto rewrite = flatten(upgrade_batches(before, load_ms));
   // Tombstones for t-0 and t-1 only (t-2's last protobuf record is one).
   CHECK(std::count_if(rewrite.begin(), rewrite.end(), [](const auto& r) {
           return is_legacy_key(r.key);
         }) == 2);
   log.insert(log.end(), rewrite.begin(), rewrite.end());
   auto after = replay(log);
-  check_same_state(before, after);
-  check_same_state(before, replay(compacted(log, false)));
+  check_same_state(stamped(before), after);
+  check_same_state(stamped(before), replay(compacted(log, false)));
+}
+
+TEST_CASE("the upgrade rewrite stamps the old release's steady-clock times "
+          "with the load's wall clock and keeps wall-clock ones") {
+  std::vector<record_kv> log;
+  log.push_back(legacy_offset("g", {"t", 0}, 5, 5000));
+  log.push_back(legacy_offset("g", {"t", 1}, 6, load_ms - 60000));
+  stored_group g{"consumer", 1, "", "", 7000, {}};
+  log.push_back(group_metadata_record("g", g));
+  auto rewritten = replay([&] {
+    auto all = log;
+    auto rewrite = flatten(upgrade_batches(replay(log), load_ms));
+    all.insert(all.end(), rewrite.begin(), rewrite.end());
+    return all;
+  }());
+  CHECK(rewritten.offsets.at("g").at({"t", 0}).commit_timestamp_ms == load_ms);
+  CHECK(rewritten.offsets.at("g").at({"t", 1}).commit_timestamp_ms
+        == load_ms - 60000);
+  // The group's metadata was in Kafka's format already: not rewritten.
+  CHECK(rewritten.groups.at("g").timestamp_ms == 7000);
 }
