@@ -35,3 +35,21 @@ foreach(_case IN ITEMS
   set_tests_properties("cluster: ${_what}" PROPERTIES
     TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
 endforeach()
+
+# Per-topic configs across the cluster: CreateTopics' configs in
+# /config/topics, IncrementalAlterConfigs applied by every node.
+# @platformatic/kafka (tests/kafka/platformatic) sends IncrementalAlterConfigs,
+# which librdkafka 2.0.2 lacks.
+troupe_require_program(TROUPE_NODE_EXECUTABLE node nodejs)
+set(_tc ${CMAKE_SOURCE_DIR}/tests/cluster/topic_configs_cluster_test.py)
+foreach(_case IN ITEMS
+    "incremental-alter-configs|200|IncrementalAlterConfigs of retention.ms and cleanup.policy through a node that is not the controller is stored in /config/topics and applied by every node: the same DescribeConfigs everywhere, old segments deleted on every replica, a record without a key refused once compacted")
+  string(REPLACE "|" ";" _fields "${_case}")
+  list(GET _fields 0 _name)
+  list(GET _fields 1 _timeout)
+  list(GET _fields 2 _what)
+  add_test(NAME "cluster: ${_what}"
+           COMMAND ${TROUPE_DEBIAN_PYTHON3} ${_tc} $<TARGET_FILE:troupe> ${_name})
+  set_tests_properties("cluster: ${_what}" PROPERTIES
+    TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
+endforeach()

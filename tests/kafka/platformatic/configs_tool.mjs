@@ -87,24 +87,28 @@ if (command === 'describe') {
     bootstrapBrokers: target.split(','),
     retries: 0
   })
+  // Callbacks, not promises: the promise API needs Promise.withResolvers,
+  // which Debian's node 20 lacks.
   admin.incrementalAlterConfigs({
     resources: [{ resourceType: TOPIC, resourceName: topic, configs }],
     validateOnly
-  }).then(
-    () => admin.close().then(() => done({ error: 0, message: null })),
-    (error) => {
-      // The broker's per-resource error, as the admin client reports it.
-      const errors = (error.errors ?? [error])
-      const first = errors.find((e) => e.response || e.apiCode) ?? errors[0]
-      const res = first?.response?.responses?.[0]
-      const code = res?.errorCode ?? first?.apiCode
-      if (code === undefined) {
-        process.stderr.write(`alter: ${error.message}\n`)
-        process.exit(1)
-      }
-      admin.close().then(() =>
-        done({ error: code, message: res?.errorMessage ?? first.message }))
-    })
+  }, (error) => {
+    if (!error) {
+      admin.close(() => done({ error: 0, message: null }))
+      return
+    }
+    // The broker's per-resource error, as the admin client reports it.
+    const errors = (error.errors ?? [error])
+    const first = errors.find((e) => e.response || e.apiCode) ?? errors[0]
+    const res = first?.response?.responses?.[0]
+    const code = res?.errorCode ?? first?.apiCode
+    if (code === undefined) {
+      process.stderr.write(`alter: ${error.message}\n`)
+      process.exit(1)
+    }
+    admin.close(() =>
+      done({ error: code, message: res?.errorMessage ?? first.message }))
+  })
 } else {
   process.stderr.write('usage: configs_tool.mjs describe HOST:PORT TOPIC | ' +
     'alter BOOTSTRAP TOPIC [--validate-only] OP:NAME[=VALUE]...\n')
