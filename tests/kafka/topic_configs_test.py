@@ -268,31 +268,58 @@ def case_compacted_topic(server):
     # Records with keys of their own after the last update, so that the
     # updates and tombstones are in segments the cleaner may clean (never
     # the active one).
-    fillers = {}
-    for i in range(40):
-        key, value = "filler-%d" % i, "f%d-%s" % (i, "y" * 40)
-        producer.produce(topic, key=key, value=value, on_delivery=report)
-        fillers[key] = value
-        producer.poll(0)
+    count = [0]
+
+    def fill(n):
+        out = {}
+        for _ in range(n):
+            i = count[0]
+            count[0] += 1
+            key, value = "filler-%d" % i, "f%d-%s" % (i, "y" * 40)
+            producer.produce(topic, key=key, value=value, on_delivery=report)
+            out[key] = value
+            producer.poll(0)
+        producer.flush(30)
+        return out
+
+    fillers = fill(40)
     check(producer.flush(60) == 0 and not failures,
           "every update, tombstone and filler is acknowledged (%s)" % failures)
-    produced = 50 + 3 + 40
     expected = dict(latest)
     expected.update(fillers)
 
+    last = {}
+
     def compacted():
         records = consume_all(server.bootstrap(), topic, idle=1.5)
+        last["records"] = len(records)
         seen = {}
         for offset, key, value in records:
             seen.setdefault(key.decode(), []).append(
                 None if value is None else value.decode())
         once = {k: v[0] for k, v in seen.items() if len(v) == 1}
+        last["repeated"] = sorted(k for k, v in seen.items() if len(v) > 1)
+        last["unexpected"] = sorted(k for k in once if k not in expected)
         if all(len(v) == 1 for v in seen.values()) and once == expected:
-            return records
+            last["done"] = records
+            return True
+        # Compacted down to one record per key, tombstones included: Kafka
+        # drops a tombstone on a later clean once delete.retention.ms has
+        # passed since the first, and a clean needs new dirty records.
+        if not last["repeated"] and all(
+                once[k] is None for k in last["unexpected"]):
+            more = fill(5)
+            expected.update(more)
         return None
 
-    records = wait_for("the cleaner to keep exactly the latest value per key "
-                       "and drop the tombstones", compacted, timeout=90)
+    try:
+        wait_for("the cleaner to keep exactly the latest value per key and "
+                 "drop the tombstones", compacted, timeout=90)
+    except AssertionError:
+        print("last seen:", last)
+        raise
+    records = last["done"]
+    produced = 50 + 3 + count[0]
     check(len(records) == len(expected) and len(records) < produced,
           "a consumer from the beginning sees %d records, one per live key, "
           "of the %d produced" % (len(records), produced))
