@@ -119,6 +119,42 @@ async function drawPartitions() {
   $("#partitions tbody").replaceChildren(...rows);
 }
 
+// -- topics and their configs ---------------------------------------------------------
+
+// The topics whose configs the user opened: kept open across redraws.
+const openTopics = new Set();
+
+async function drawTopics() {
+  const internal = $("#show-internal").checked;
+  const names = (await getJson("/topics")).filter((t) => internal || !t.startsWith("__"));
+  // REST Proxy v2's GET /topics/{t}: the topic's configs (its overrides and
+  // the broker's settings for the rest) and partitions.
+  const topics = await Promise.all(names.map((t) =>
+    getJson("/topics/" + encodeURIComponent(t)).catch(() => null)));
+  const box = $("#topics");
+  const cards = topics.filter(Boolean).map((t) => {
+    const configs = Object.entries(t.configs || {}).sort(([a], [b]) => a.localeCompare(b));
+    const details = el("details", { class: "configs" },
+      el("summary", {}, `configs (${configs.length})`),
+      el("div", { class: "kv" }, ...configs.flatMap(([k, v]) =>
+        [el("span", {}, k), el("b", { "data-config": k }, v)])));
+    details.open = openTopics.has(t.name);
+    details.ontoggle = () => {
+      if (details.open) openTopics.add(t.name);
+      else openTopics.delete(t.name);
+    };
+    return el("div", { class: "card topic", "data-topic": t.name },
+      el("h3", {}, t.name + " ",
+        el("span", { class: "pill" + (String(t.configs?.["cleanup.policy"]).includes("compact") ? " ok" : "") },
+          t.configs?.["cleanup.policy"] || "")),
+      el("div", { class: "kv" },
+        "partitions", el("b", {}, (t.partitions || []).length),
+        "retention.ms", el("b", {}, t.configs?.["retention.ms"] ?? "—")),
+      details);
+  });
+  box.replaceChildren(...(cards.length ? cards : [el("p", { class: "empty" }, "No topics yet.")]));
+}
+
 // -- groups -------------------------------------------------------------------------
 
 const rebalancing = new Set();
@@ -195,7 +231,7 @@ function scheduleRefresh() {
 }
 
 async function refresh() {
-  await Promise.all([drawBrokers(), drawGroups(), drawPartitions()].map((p) => p.catch((e) => console.warn(e))));
+  await Promise.all([drawBrokers(), drawGroups(), drawTopics(), drawPartitions()].map((p) => p.catch((e) => console.warn(e))));
 }
 
 $("#show-internal").onchange = refresh;

@@ -307,6 +307,14 @@ def case_rest(srv):
     parts = srv.ok("GET", "/topics/orders/partitions")
     check(len(parts) == 4 and all(len(p["replicas"]) == 3 for p in parts),
           "GET /topics/orders/partitions shows 4 partitions x 3 replicas")
+    topic = srv.ok("GET", "/topics/orders")
+    configs = topic.get("configs", {})
+    check(topic["name"] == "orders" and len(topic["partitions"]) == 4
+          and configs.get("cleanup.policy") == "delete"
+          and configs.get("retention.ms") == "604800000"
+          and configs.get("segment.bytes") == "1073741824",
+          "GET /topics/orders shows the topic's configs (the broker's "
+          "defaults without overrides) and its partitions -> %s" % configs)
     base = new_instance(srv, "g1", "c1")
     got = {}
 
@@ -831,6 +839,17 @@ def case_browser(srv):
               and "PreparingRebalance" in text,
               "brokers, partitions and the rebalance's transitions are on "
               "the page")
+        # The topic view lists the topic's configs (GET /topics/{topic}).
+        shown = call("Runtime.evaluate", expression=(
+            "(() => { const t = document.querySelector('[data-topic=\"orders\"]');"
+            " if (!t) return ''; const c = t.querySelector("
+            "'[data-config=\"cleanup.policy\"]'); const r = t.querySelector("
+            "'[data-config=\"retention.ms\"]'); return c && r ? "
+            "c.textContent + '/' + r.textContent : ''; })()"),
+            returnByValue=True)["result"].get("value", "")
+        check(shown == "delete/604800000",
+              "the dashboard's topic view shows orders' configs "
+              "cleanup.policy and retention.ms: %s" % shown)
 
         def evaluate(js):
             return call("Runtime.evaluate", expression=js,
