@@ -234,11 +234,19 @@ controller(controller_ptr self, cluster_config config,
     },
     [self](alter_topic_configs_request& req) {
       auto& st = self->state;
-      auto res = alter_topic_configs(st.metadata, st.config, req);
+      std::vector<partition_change> elected;
+      auto res = alter_topic_configs(st.metadata, st.config, req, &elected);
       if (res.error == error_code::none && !req.validate_only) {
         // Stored before it is answered; the brokers apply it as they hear.
         persist(st);
         push_configs(self, req.topic);
+        if (!elected.empty()) {
+          leadership_update moved;
+          for (auto& c : elected)
+            moved.partitions.push_back(
+              {c.partition.topic, to_message(c.partition.partition, c.state)});
+          push_to_brokers(self, moved);
+        }
       }
       return res;
     },

@@ -86,7 +86,8 @@ leadership_update partitions_of(const cluster_metadata& m,
 
 alter_topic_configs_response
 alter_topic_configs(cluster_metadata& m, const cluster_config& config,
-                    const alter_topic_configs_request& req) {
+                    const alter_topic_configs_request& req,
+                    std::vector<partition_change>* elected) {
   alter_topic_configs_response res;
   if (!req.topic.empty() && !m.has_topic(req.topic)) {
     res.error = error_code::unknown_topic_or_partition;
@@ -106,7 +107,19 @@ alter_topic_configs(cluster_metadata& m, const cluster_config& config,
   if (!req.validate_only) {
     spdlog::info("controller: topic {} now has {} config overrides", req.topic,
                  next.size());
+    auto broker = config.unclean_leader_election;
+    auto was = unclean_leader_election_of(m.configs(req.topic), broker);
     m.set_configs(req.topic, std::move(next));
+    // KafkaController.enableTopicUncleanLeaderElection.
+    if (!was && unclean_leader_election_of(m.configs(req.topic), broker)) {
+      auto changes = m.elect_offline(req.topic, broker);
+      if (!changes.empty())
+        spdlog::warn("controller: unclean leader election for {} partitions "
+                     "of {}",
+                     changes.size(), req.topic);
+      if (elected)
+        *elected = std::move(changes);
+    }
   }
   return res;
 }

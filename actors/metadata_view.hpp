@@ -37,9 +37,12 @@ topic_result create_topic(cluster_metadata& m, const cluster_config& config,
 /// ask (ZkAdminManager.alterTopicConfigs): UNKNOWN_TOPIC_OR_PARTITION "The
 /// topic 'x' does not exist.", else the domain's alter_topic_configs. `m`
 /// changes only when the answer is ok and the request is not
-/// validate_only.
+/// validate_only. A change that turns unclean.leader.election.enable on
+/// elects leaders for the topic's offline partitions at once, as Kafka's
+/// controller does; those partitions go to `elected`.
 alter_topic_configs_response
 alter_topic_configs(cluster_metadata& m, const cluster_config& config,
-                    const alter_topic_configs_request& req);
+                    const alter_topic_configs_request& req,
+                    std::vector<partition_change>* elected = nullptr);
 
 } // namespace troupe

@@ -636,6 +636,7 @@ void active_controller::watch_config_changes(bool initial) {
            if (me->resigned_ || !is(r, zk_error::ok))
              return;
            std::vector<std::string> fresh;
+           me->purge_config_changes(r.children);
            for (auto& child : r.children) {
              // config_change_<ten digits>
              constexpr std::string_view name = "config_change_";
@@ -654,6 +655,24 @@ void active_controller::watch_config_changes(bool initial) {
              me->read_config_change(std::string{zk::config_changes_path} + '/'
                                     + child);
          });
+}
+
+/// Kafka's ZkNodeChangeNotificationListener.purgeObsoleteNotifications:
+/// notifications older than 15 minutes (changeExpirationMs) are deleted,
+/// so /config/changes does not grow with every change ever made.
+void active_controller::purge_config_changes(
+  const std::vector<std::string>& children) {
+  constexpr int64_t change_expiration_ms = 15 * 60 * 1000;
+  for (auto& child : children) {
+    auto path = std::string{zk::config_changes_path} + '/' + child;
+    zk_ask(self_, zop(kind::exists, path),
+           [me = shared_from_this(), path](zk_result& r) {
+             if (me->resigned_ || !is(r, zk_error::ok)
+                 || wall_clock_ms() - r.ctime_ms <= change_expiration_ms)
+               return;
+             zk_ask(me->self_, zop(kind::remove, path), [](zk_result&) {});
+           });
+  }
 }
 
 void active_controller::read_config_change(std::string path) {

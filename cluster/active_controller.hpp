@@ -100,6 +100,7 @@ private:
 
   void watch_config_changes(bool initial);
   void read_config_change(std::string path);
+  void purge_config_changes(const std::vector<std::string>& children);
   void reload_topic_config(std::string topic);
   void load_partition(std::shared_ptr<loading> l, topic_partition tp);
   void loaded_one(std::shared_ptr<loading> l);

@@ -71,6 +71,9 @@ struct zk_result {
   std::vector<std::string> children;
   /// A multi's per-operation errors.
   std::vector<int32_t> op_errors;
+  /// get, exists: when the znode was created (its Stat's ctime, ms since
+  /// the epoch).
+  int64_t ctime_ms = 0;
 };
 
 /// Posted from ZooKeeper's thread to the session actor: the answer of
@@ -161,7 +164,7 @@ typename Inspector::result_type inspect(Inspector& f, zk_multi_request& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, zk_result& x) {
   return f(x.error, x.data, x.path, x.version, x.ephemeral_owner, x.children,
-           x.op_errors);
+           x.op_errors, x.ctime_ms);
 }
 
 template <class Inspector>

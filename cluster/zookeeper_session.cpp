@@ -77,6 +77,7 @@ void start(zookeeper_session_ptr self, uint64_t id, const zk_operation& op) {
                r.data = std::move(x.data);
                r.version = x.stat.version;
                r.ephemeral_owner = x.stat.ephemeral_owner;
+               r.ctime_ms = x.stat.ctime;
              }));
       return;
     case kind::exists:
@@ -87,6 +88,7 @@ void start(zookeeper_session_ptr self, uint64_t id, const zk_operation& op) {
                   r.path = path;
                   r.version = x.stat.version;
                   r.ephemeral_owner = x.stat.ephemeral_owner;
+                  r.ctime_ms = x.stat.ctime;
                 }));
       return;
     case kind::children:

@@ -125,6 +125,32 @@ cluster_metadata::broker_started(int32_t broker_id, bool broker_unclean) {
   return changes;
 }
 
+std::vector<partition_change>
+cluster_metadata::elect_offline(const std::string& topic,
+                                bool broker_unclean) {
+  std::vector<partition_change> changes;
+  auto t = topics_.find(topic);
+  if (t == topics_.end())
+    return changes;
+  auto unclean = unclean_for(topic, broker_unclean);
+  auto& partitions = t->second;
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    auto& p = partitions[i];
+    if (p.leader != -1)
+      continue;
+    auto next = elect(p, unclean);
+    if (!next)
+      continue;
+    p.leader = *next;
+    ++p.leader_epoch;
+    ++p.partition_epoch;
+    if (!contains(p.isr, *next))
+      p.isr = {*next};
+    changes.push_back({{topic, static_cast<int32_t>(i)}, p});
+  }
+  return changes;
+}
+
 // -- topics --------------------------------------------------------------------
 
 error_code cluster_metadata::create_topic(const std::string& name,

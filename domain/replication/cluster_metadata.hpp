@@ -88,6 +88,14 @@ public:
   std::vector<partition_change> broker_started(int32_t broker_id,
                                                bool unclean_election);
 
+  /// The topic's unclean.leader.election.enable was just turned on (Kafka's
+  /// controller then elects leaders for its offline partitions,
+  /// enableTopicUncleanLeaderElection): every offline partition of the
+  /// topic gets the first live replica as its leader. Returns the
+  /// partitions that changed.
+  std::vector<partition_change> elect_offline(const std::string& topic,
+                                              bool unclean_election);
+
   // -- topics ----------------------------------------------------------------
 
   /// Kafka's rack-unaware replica assignment (AdminUtils

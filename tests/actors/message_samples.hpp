@@ -202,7 +202,7 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     zk_multi_request{
       {{zk_operation::kind::check, "/controller_epoch", "", 4, false, false},
        {zk_operation::kind::set, "/p", "x", 2, false, false}}},
-    zk_result{3, "data", "/p", 7, 42, {"1", "2"}, {0, 3}},
+    zk_result{3, "data", "/p", 7, 42, {"1", "2"}, {0, 3}, 1700000000000},
     zk_completion{9, {0, "", "/c", 1, 0, {}, {}}},
     zk_session_event{2, 0x1234, 6000}, zk_watch_event{3, "/brokers/ids"},
     zk_reconnect{},

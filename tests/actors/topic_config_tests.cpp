@@ -226,3 +226,44 @@ TEST_CASE("topic configs survive a restart of the node") {
         == topic_configs{{"cleanup.policy", "compact"},
                          {"min.insync.replicas", "2"}});
 }
+
+TEST_CASE("turning on a topic's unclean.leader.election.enable elects a "
+          "leader for its offline partitions at once") {
+  topic_config_fixture fx;
+  fx.create("lossy", 1, 2);
+  auto p = fx.describe("lossy").partition_states.at(0);
+  auto leader = p.leader;
+  auto follower = p.replicas.at(0) == leader ? p.replicas.at(1)
+                                             : p.replicas.at(0);
+  // The follower stops (the ISR shrinks to the leader), then the leader:
+  // the partition is offline, and the follower, back but out of sync,
+  // may not lead it cleanly.
+  fx.ask<leadership_update>(fx.node.controller,
+                            broker_status_change{follower, false});
+  fx.advance(200, 10);
+  fx.ask<leadership_update>(fx.node.controller,
+                            broker_status_change{leader, false});
+  fx.advance(200, 10);
+  fx.ask<leadership_update>(fx.node.controller,
+                            broker_status_change{follower, true});
+  fx.advance(200, 10);
+  auto via = static_cast<size_t>(follower);
+  REQUIRE(fx.describe("lossy", via).partition_states.at(0).leader == -1);
+  auto res = fx.alter(
+    {"lossy", {set("unclean.leader.election.enable", "true")}, true, false},
+    via);
+  REQUIRE(res.error == error_code::none);
+  auto now = fx.describe("lossy", via).partition_states.at(0);
+  CHECK(now.leader == follower);
+  CHECK(now.isr == std::vector<int32_t>{follower});
+  CHECK(now.leader_epoch > p.leader_epoch);
+  // The new leader serves.
+  auto written = fx.ask<produce_response>(
+    fx.node.brokers.at(via),
+    produce_request{{"lossy", 0},
+                    1,
+                    30000,
+                    encode_batch(0, 0, {{std::nullopt, bytes{'x'}, 1, {}}})});
+  REQUIRE(written.ready());
+  CHECK(written.get().error == error_code::none);
+}
