@@ -25,7 +25,7 @@ foreach(_case IN ITEMS
     "large-create-topics|170|a CreateTopics of 8,000 partitions, larger than ZooKeeper's request limit, creates every topic whole under the same controller"
     "zookeeper-stall|170|a controller whose ZooKeeper write fails while ZooKeeper stalls short of the session timeout takes over again, the cluster keeps an active controller"
     "idempotent-producers|140|idempotent producers on every node get producer ids from the controller's block in ZooKeeper and every record once"
-    "zookeeper-topic-configs|170|CreateTopics writes each topic's configs to /config/topics in Kafka's JSON, a change written to ZooKeeper as Kafka's AdminZkClient writes it with a /config/changes notification is applied by every node, and by a node restarted later")
+    "zookeeper-topic-configs|170|CreateTopics writes each topic's configs to /config/topics in Kafka's JSON, a change written to ZooKeeper as Kafka's AdminZkClient writes it with a /config/changes notification is applied by every node and by a node restarted later, AlterConfigs writes both the same way")
   string(REPLACE "|" ";" _fields "${_case}")
   list(GET _fields 0 _name)
   list(GET _fields 1 _timeout)

@@ -751,7 +751,9 @@ def zookeeper_topic_configs(troupe):
     /config/changes/config_change_ of {"version":2,"entity_path":
     "topics/<t>"}) is applied by every node: its segment.bytes rolls the
     segments of every replica, and of a node restarted afterwards too.
-    Observed in ZooKeeper and in the segment files."""
+    AlterConfigs through a node makes the controller write the znode and a
+    notification the same way. Observed in ZooKeeper and in the segment
+    files."""
     from confluent_kafka import Producer
     from confluent_kafka.admin import NewTopic
 
@@ -798,6 +800,20 @@ def zookeeper_topic_configs(troupe):
         log(f"after {sent} records: plain's segments per node {[segments(n, 'plain') for n in c.nodes]}, cfg's {[segments(n, 'cfg') for n in c.nodes]}")
         check(all(segments(n, "cfg") == 1 for n in c.nodes), "cfg, whose configs did not change, rolled segments")
         check(len(set(c.zk.get_children("/config/changes")) - before) >= 1, "no change notification in /config/changes")
+
+        # AlterConfigs through a node: the controller writes the znode and a
+        # notification, as AdminZkClient.changeTopicConfig does.
+        from confluent_kafka.admin import ConfigResource
+        before = set(c.zk.get_children("/config/changes"))
+        resource = ConfigResource(ConfigResource.Type.TOPIC, "cfg", set_config={"retention.ms": "3600000", "segment.ms": "600000"})
+        for f in admin.alter_configs([resource]).values():
+            f.result(timeout=30)
+        data, _ = c.zk.get("/config/topics/cfg")
+        check(data == b'{"version":1,"config":{"retention.ms":"3600000","segment.ms":"600000"}}', f"/config/topics/cfg after AlterConfigs holds {data!r}")
+        added = sorted(set(c.zk.get_children("/config/changes")) - before)
+        check(len(added) == 1 and added[0].startswith("config_change_"), f"AlterConfigs added the notifications {added}")
+        data, _ = c.zk.get(f"/config/changes/{added[0]}")
+        check(data == b'{"version":2,"entity_path":"topics/cfg"}', f"/config/changes/{added[0]} holds {data!r}")
 
         # A node that starts later applies the configs too.
         follower = next(n for n in c.nodes if n.id != c.leader("plain", 0).id)
