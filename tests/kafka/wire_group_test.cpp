@@ -1158,6 +1158,29 @@ TEST_CASE("AlterConfigs and IncrementalAlterConfigs refuse as Kafka's "
   CHECK(r[9].error == error_code::none);
   CHECK(r[5].resource_type == wire::config_resource_broker);
   CHECK(r[7].resource_name == "wire-no-such-topic");
+  // CreateTopics v5+ lists the created topic's configs with their source
+  // (KIP-525): the given one as TOPIC_CONFIG, the others as the broker's.
+  wire::create_topics_request create;
+  create.topics.push_back(
+    {"wire-alter-created", 1, 3, {}, {{"retention.ms", std::string{"9000"}}}});
+  auto created = c.call<wire::create_topics_response>(
+    wire::api_key::create_topics, 7, create, wire::encode_create_topics_request,
+    wire::decode_create_topics_response);
+  REQUIRE(created.topics.size() == 1);
+  REQUIRE(created.topics[0].error == error_code::none);
+  REQUIRE(created.topics[0].configs);
+  int8_t retention_source = -1;
+  int8_t segment_source = -1;
+  for (auto& e : *created.topics[0].configs) {
+    if (e.name == "retention.ms") {
+      CHECK(e.value == "9000");
+      retention_source = e.config_source;
+    } else if (e.name == "segment.bytes") {
+      segment_source = e.config_source;
+    }
+  }
+  CHECK(retention_source == 1); // TOPIC_CONFIG
+  CHECK(segment_source == 5);   // DEFAULT_CONFIG
   // AlterConfigs v0 (the legacy API) takes the same path: a null value is
   // refused, and a valid set answers NONE.
   wire::alter_configs_request legacy;
