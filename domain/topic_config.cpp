@@ -71,8 +71,8 @@ const std::set<std::string_view>& unsupported_kafka_configs() {
 // -- ConfigDef's parsing -----------------------------------------------------------
 
 /// A parsed value, or ConfigException's message.
-using parsed = std::variant<bool, int64_t, double, std::string,
-                            std::vector<std::string>>;
+using parsed =
+  std::variant<bool, int64_t, double, std::string, std::vector<std::string>>;
 
 config_error invalid(std::string_view name, std::string_view value,
                      std::string_view why) {
@@ -193,8 +193,8 @@ std::string java_double_string(double v) {
   if (magnitude >= 1e-3 && magnitude < 1e7) {
     std::string out;
     if (exponent < 0) {
-      out = "0." + std::string(static_cast<size_t>(-exponent - 1), '0')
-            + digits;
+      out =
+        "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
     } else {
       auto point = static_cast<size_t>(exponent) + 1;
       if (digits.size() <= point)
@@ -204,8 +204,8 @@ std::string java_double_string(double v) {
     }
     return sign + out;
   }
-  std::string mantissa = digits.substr(0, 1) + "."
-                         + (digits.size() > 1 ? digits.substr(1) : "0");
+  std::string mantissa =
+    digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0");
   return sign + mantissa + "E" + std::to_string(exponent);
 }
 
@@ -299,13 +299,12 @@ std::variant<parsed, config_error> parse_value(const topic_config_def& def,
     }
     case vt::int32:
     case vt::int64: {
-      auto n = def.type == vt::int32
-                 ? java_parse_integer(trimmed,
-                                      std::numeric_limits<int32_t>::min(),
-                                      std::numeric_limits<int32_t>::max())
-                 : java_parse_integer(trimmed,
-                                      std::numeric_limits<int64_t>::min(),
-                                      std::numeric_limits<int64_t>::max());
+      auto n =
+        def.type == vt::int32
+          ? java_parse_integer(trimmed, std::numeric_limits<int32_t>::min(),
+                               std::numeric_limits<int32_t>::max())
+          : java_parse_integer(trimmed, std::numeric_limits<int64_t>::min(),
+                               std::numeric_limits<int64_t>::max());
       if (!n)
         return invalid(name, raw, "Not a number of type " + type_name);
       if (v.min && *n < *v.min)
@@ -338,9 +337,9 @@ std::variant<parsed, config_error> parse_value(const topic_config_def& def,
     case vt::list: {
       auto items = parse_list(trimmed);
       for (auto& item : items)
-        if (std::find(v.one_of.begin(), v.one_of.end(), item)
-            == v.one_of.end())
-          return invalid(name, item, "String must be one of: " + join(v.one_of));
+        if (std::find(v.one_of.begin(), v.one_of.end(), item) == v.one_of.end())
+          return invalid(name, item,
+                         "String must be one of: " + join(v.one_of));
       return parsed{items};
     }
   }
@@ -415,9 +414,8 @@ std::vector<std::string> java_split_comma(const std::string& s) {
   size_t start = 0;
   while (true) {
     auto comma = s.find(',', start);
-    out.push_back(s.substr(start, comma == std::string::npos
-                                    ? std::string::npos
-                                    : comma - start));
+    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos
+                                                             : comma - start));
     if (comma == std::string::npos)
       break;
     start = comma + 1;
@@ -584,11 +582,11 @@ config_error alter_topic_configs(const cluster_config& broker,
             return {error_code::invalid_config,
                     "Unknown topic config name: " + op.name};
           if (def->type != vt::list)
-            return {error_code::invalid_config,
-                    std::string{"Config value "}
-                      + (op.op == config_op_type::append ? "append"
-                                                         : "subtract")
-                      + " is not allowed for config key: " + op.name};
+            return {
+              error_code::invalid_config,
+              std::string{"Config value "}
+                + (op.op == config_op_type::append ? "append" : "subtract")
+                + " is not allowed for config key: " + op.name};
           // The current value, else LogConfig's own default ("delete" for
           // cleanup.policy, whatever the broker's).
           auto i = next.find(op.name);

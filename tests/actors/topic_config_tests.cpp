@@ -46,12 +46,11 @@ struct topic_config_fixture : test::sim_fixture {
     run();
   }
 
-  topic_result create(const std::string& name, int32_t partitions,
-                      int16_t rf, topic_configs configs = {},
-                      bool validate_only = false) {
+  topic_result create(const std::string& name, int32_t partitions, int16_t rf,
+                      topic_configs configs = {}, bool validate_only = false) {
     new_topic t{name, partitions, rf, std::move(configs), validate_only};
-    auto created =
-      ask<create_topics_response>(node.brokers.at(0), create_topics_request{{t}});
+    auto created = ask<create_topics_response>(node.brokers.at(0),
+                                               create_topics_request{{t}});
     REQUIRE(created.ready());
     advance(200, 10);
     return created.get().topics.at(0);
@@ -80,8 +79,8 @@ struct topic_config_fixture : test::sim_fixture {
 
   produce_response produce(const std::string& topic, int16_t acks,
                            size_t value_bytes = 1) {
-    auto batch = encode_batch(
-      0, 0, {{std::nullopt, bytes(value_bytes, 'x'), 1, {}}});
+    auto batch =
+      encode_batch(0, 0, {{std::nullopt, bytes(value_bytes, 'x'), 1, {}}});
     auto res = ask<produce_response>(
       leader_of(topic), produce_request{{topic, 0}, acks, 30000, batch});
     REQUIRE(res.ready());
@@ -149,15 +148,16 @@ TEST_CASE("a topic's min.insync.replicas refuses acks=all with "
   int32_t victim = 0;
   while (victim == a || victim == b)
     ++victim;
-  auto stopped = fx.ask<leadership_update>(
-    fx.node.controller, broker_status_change{victim, false});
+  auto stopped = fx.ask<leadership_update>(fx.node.controller,
+                                           broker_status_change{victim, false});
   REQUIRE(stopped.ready());
   fx.advance(200, 10);
   REQUIRE(fx.describe("strict").partition_states.at(0).isr.size() == 2);
   CHECK(fx.produce("strict", -1).error == error_code::not_enough_replicas);
   CHECK(fx.produce("strict", 1).error == error_code::none); // acks=1 is not
   CHECK(fx.produce("lenient", -1).error == error_code::none);
-  auto res = fx.alter({"strict", {set("min.insync.replicas", "2")}, true, false});
+  auto res =
+    fx.alter({"strict", {set("min.insync.replicas", "2")}, true, false});
   CHECK(res.error == error_code::none);
   CHECK(fx.produce("strict", -1).error == error_code::none);
 }
@@ -233,8 +233,8 @@ TEST_CASE("turning on a topic's unclean.leader.election.enable elects a "
   fx.create("lossy", 1, 2);
   auto p = fx.describe("lossy").partition_states.at(0);
   auto leader = p.leader;
-  auto follower = p.replicas.at(0) == leader ? p.replicas.at(1)
-                                             : p.replicas.at(0);
+  auto follower =
+    p.replicas.at(0) == leader ? p.replicas.at(1) : p.replicas.at(0);
   // The follower stops (the ISR shrinks to the leader), then the leader:
   // the partition is offline, and the follower, back but out of sync,
   // may not lead it cleanly.

@@ -61,7 +61,8 @@ TEST_CASE("an unknown topic config name is INVALID_CONFIG with Kafka's "
 TEST_CASE("a Kafka topic config troupe does not implement is refused by name") {
   auto e = check({{"compression.type", "lz4"}});
   CHECK(e.error == error_code::invalid_config);
-  CHECK(e.message == "Topic config compression.type is not supported by troupe");
+  CHECK(e.message
+        == "Topic config compression.type is not supported by troupe");
 }
 
 TEST_CASE("values that do not parse as their type get ConfigDef's message") {
@@ -121,8 +122,8 @@ TEST_CASE("cleanup.policy and message.timestamp.type take only Kafka's "
 
 TEST_CASE("min.compaction.lag.ms above max.compaction.lag.ms is a conflict, "
           "the broker's values included") {
-  auto e = check({{"min.compaction.lag.ms", "5000"},
-                  {"max.compaction.lag.ms", "4000"}});
+  auto e = check(
+    {{"min.compaction.lag.ms", "5000"}, {"max.compaction.lag.ms", "4000"}});
   CHECK(e.error == error_code::invalid_config);
   CHECK(e.message
         == "conflict topic config setting min.compaction.lag.ms (5000) > "
@@ -149,39 +150,38 @@ TEST_CASE("IncrementalAlterConfigs SET and DELETE change only the named "
           "configs") {
   cluster_config broker;
   topic_configs out;
-  auto e = alter_topic_configs(broker, "t",
-                               {{"retention.ms", "1000"},
-                                {"segment.ms", "60000"}},
-                               {set("cleanup.policy", "compact"),
-                                op(config_op_type::remove, "segment.ms")},
-                               true, out);
+  auto e = alter_topic_configs(
+    broker, "t", {{"retention.ms", "1000"}, {"segment.ms", "60000"}},
+    {set("cleanup.policy", "compact"),
+     op(config_op_type::remove, "segment.ms")},
+    true, out);
   REQUIRE(e.ok());
-  CHECK(out
-        == topic_configs{{"cleanup.policy", "compact"},
-                         {"retention.ms", "1000"}});
+  CHECK(
+    out
+    == topic_configs{{"cleanup.policy", "compact"}, {"retention.ms", "1000"}});
 }
 
 TEST_CASE("APPEND and SUBTRACT work on cleanup.policy from its default") {
   cluster_config broker;
   topic_configs out;
-  REQUIRE(alter_topic_configs(broker, "t", {},
-                              {op(config_op_type::append, "cleanup.policy",
-                                  "compact")},
-                              true, out)
+  REQUIRE(alter_topic_configs(
+            broker, "t", {},
+            {op(config_op_type::append, "cleanup.policy", "compact")}, true,
+            out)
             .ok());
   CHECK(out.at("cleanup.policy") == "delete,compact");
   topic_configs after;
-  REQUIRE(alter_topic_configs(broker, "t", out,
-                              {op(config_op_type::subtract, "cleanup.policy",
-                                  "delete")},
-                              true, after)
+  REQUIRE(alter_topic_configs(
+            broker, "t", out,
+            {op(config_op_type::subtract, "cleanup.policy", "delete")}, true,
+            after)
             .ok());
   CHECK(after.at("cleanup.policy") == "compact");
   // Appending what is there keeps the list distinct.
-  REQUIRE(alter_topic_configs(broker, "t", after,
-                              {op(config_op_type::append, "cleanup.policy",
-                                  "compact")},
-                              true, out)
+  REQUIRE(alter_topic_configs(
+            broker, "t", after,
+            {op(config_op_type::append, "cleanup.policy", "compact")}, true,
+            out)
             .ok());
   CHECK(out.at("cleanup.policy") == "compact");
 }
@@ -189,10 +189,9 @@ TEST_CASE("APPEND and SUBTRACT work on cleanup.policy from its default") {
 TEST_CASE("APPEND to a config that is not a list is INVALID_CONFIG") {
   cluster_config broker;
   topic_configs out{{"x", "y"}};
-  auto e = alter_topic_configs(broker, "t", {},
-                               {op(config_op_type::append, "retention.ms",
-                                   "5")},
-                               true, out);
+  auto e = alter_topic_configs(
+    broker, "t", {}, {op(config_op_type::append, "retention.ms", "5")}, true,
+    out);
   CHECK(e.error == error_code::invalid_config);
   CHECK(e.message
         == "Config value append is not allowed for config key: retention.ms");
@@ -202,10 +201,10 @@ TEST_CASE("APPEND to a config that is not a list is INVALID_CONFIG") {
 TEST_CASE("AlterConfigs replaces the whole set and refuses null values") {
   cluster_config broker;
   topic_configs out;
-  REQUIRE(alter_topic_configs(broker, "t",
-                              {{"retention.ms", "1000"},
-                               {"cleanup.policy", "compact"}},
-                              {set("segment.ms", "60000")}, false, out)
+  REQUIRE(alter_topic_configs(
+            broker, "t",
+            {{"retention.ms", "1000"}, {"cleanup.policy", "compact"}},
+            {set("segment.ms", "60000")}, false, out)
             .ok());
   CHECK(out == topic_configs{{"segment.ms", "60000"}});
   auto e = alter_topic_configs(broker, "t", {},
@@ -219,10 +218,10 @@ TEST_CASE("AlterConfigs replaces the whole set and refuses null values") {
 TEST_CASE("an invalid result of the changes is refused as a whole") {
   cluster_config broker;
   topic_configs out;
-  auto e = alter_topic_configs(broker, "t", {{"retention.ms", "1000"}},
-                               {set("min.compaction.lag.ms", "10"),
-                                set("max.compaction.lag.ms", "5")},
-                               true, out);
+  auto e = alter_topic_configs(
+    broker, "t", {{"retention.ms", "1000"}},
+    {set("min.compaction.lag.ms", "10"), set("max.compaction.lag.ms", "5")},
+    true, out);
   CHECK(e.error == error_code::invalid_config);
   CHECK(out.empty());
   e = alter_topic_configs(broker, "t", {},
@@ -230,8 +229,8 @@ TEST_CASE("an invalid result of the changes is refused as a whole") {
                           true, out);
   CHECK(e.error == error_code::invalid_request);
   CHECK(e.message == "Error due to duplicate config keys");
-  e = alter_topic_configs(broker, "", {}, {set("retention.ms", "1")}, true,
-                          out);
+  e =
+    alter_topic_configs(broker, "", {}, {set("retention.ms", "1")}, true, out);
   CHECK(e.message == "Default topic resources are not allowed.");
 }
 
@@ -323,8 +322,7 @@ TEST_CASE("a topic with unclean.leader.election.enable elects a live replica "
   // The follower falls out of the ISR, then the leader stops.
   REQUIRE(m.alter_isr({"lossy", 0}, leader, 0, 0, {leader})
           == error_code::none);
-  REQUIRE(m.alter_isr({"safe", 0}, leader, 0, 0, {leader})
-          == error_code::none);
+  REQUIRE(m.alter_isr({"safe", 0}, leader, 0, 0, {leader}) == error_code::none);
   m.broker_stopped(leader, false);
   CHECK(m.partition({"lossy", 0})->leader == follower);
   CHECK(m.partition({"lossy", 0})->isr == std::vector<int32_t>{follower});
@@ -346,8 +344,8 @@ TEST_CASE("/config/topics/<t> is written byte for byte as Kafka writes it") {
   CHECK(encode_topic_config({}) == R"({"version":1,"config":{}})");
   CHECK(encode_topic_config({{"retention.ms", "1000"}})
         == R"({"version":1,"config":{"retention.ms":"1000"}})");
-  CHECK(encode_topic_config({{"cleanup.policy", "compact"},
-                             {"segment.bytes", "104857600"}})
+  CHECK(encode_topic_config(
+          {{"cleanup.policy", "compact"}, {"segment.bytes", "104857600"}})
         == R"({"version":1,"config":{"cleanup.policy":"compact",)"
            R"("segment.bytes":"104857600"}})");
   // Eleven keys: one table of 16 bins.
