@@ -19,9 +19,42 @@ namespace L = batch_layout;
 
 namespace {
 
-/// What a key costs in the map beyond its bytes (the node, the offset,
-/// the bucket), so that many short keys are bounded too.
-constexpr size_t map_entry_overhead = 48;
+// -- hashing for the offset map (MurmurHash3's mixing, 64 bits at a time) --
+
+uint64_t rotl(uint64_t x, int r) {
+  return (x << r) | (x >> (64 - r));
+}
+
+uint64_t fmix(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
+uint64_t hash_bytes(const uint8_t* p, size_t n, uint64_t seed) {
+  uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ULL);
+  auto mix = [&](uint64_t k) {
+    k *= 0x87c37b91114253d5ULL;
+    k = rotl(k, 31);
+    k *= 0x4cf5ad432745937fULL;
+    h ^= k;
+    h = rotl(h, 27) * 5 + 0x52dce729;
+  };
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t k;
+    std::memcpy(&k, p, 8);
+    mix(k);
+  }
+  if (n > 0) {
+    uint64_t k = 0;
+    std::memcpy(&k, p, n);
+    mix(k ^ (uint64_t{0x80} << (8 * n % 64)));
+  }
+  return fmix(h);
+}
 
 /// Header scans per step: about the same I/O as `budget` bytes of reads.
 size_t headers_for(size_t budget) {
@@ -39,6 +72,47 @@ bool is_transactional(const batch_header& h) {
 constexpr const char* checkpoint_name = "cleaner-offset-checkpoint";
 
 } // namespace
+
+// -- the offset map -------------------------------------------------------------
+
+size_t offset_map::find(uint64_t h1, uint64_t h2) const {
+  auto mask = slots_.size() - 1;
+  for (auto i = static_cast<size_t>(h1) & mask;; i = (i + 1) & mask) {
+    auto& s = slots_[i];
+    if (s.offset < 0 || (s.h1 == h1 && s.h2 == h2))
+      return i;
+  }
+}
+
+void offset_map::grow() {
+  std::vector<slot> old = std::move(slots_);
+  slots_.assign(old.empty() ? 1024 : old.size() * 2, slot{});
+  for (auto& s : old)
+    if (s.offset >= 0)
+      slots_[find(s.h1, s.h2)] = s;
+}
+
+void offset_map::put(const uint8_t* key, size_t size, int64_t offset) {
+  if ((used_ + 1) * 2 > slots_.size())
+    grow();
+  auto h1 = hash_bytes(key, size, 0x6a09e667f3bcc908ULL);
+  auto h2 = hash_bytes(key, size, 0xbb67ae8584caa73bULL);
+  auto& s = slots_[find(h1, h2)];
+  if (s.offset < 0) {
+    ++used_;
+    s.h1 = h1;
+    s.h2 = h2;
+  }
+  s.offset = offset;
+}
+
+int64_t offset_map::get(const uint8_t* key, size_t size) const {
+  if (slots_.empty())
+    return -1;
+  auto h1 = hash_bytes(key, size, 0x6a09e667f3bcc908ULL);
+  auto h2 = hash_bytes(key, size, 0xbb67ae8584caa73bULL);
+  return slots_[find(h1, h2)].offset;
+}
 
 // -- planning -----------------------------------------------------------------
 
@@ -270,30 +344,20 @@ log_cleaner::status log_cleaner::step_map(size_t budget) {
         continue;
       }
       if (!is_control(b.header) && b.header.compression() == 0) {
-        auto records = b.records();
-        if (!records)
+        if (!record_views(b.data, b.size, views_))
           return fail("a corrupt batch at offset "
                       + std::to_string(b.header.base_offset));
-        size_t cost = 0;
-        for (auto& r : *records)
-          if (r.key)
-            cost += r.key->size() + map_entry_overhead;
         // The map is full: this clean covers what is in it, the next goes
         // on from here.
-        if (!map_.empty() && map_bytes_ + cost > options_.max_map_bytes) {
+        if (!map_.empty()
+            && (map_.size() + views_.size()) * offset_map::bytes_per_key
+                 > options_.max_map_bytes) {
           full = true;
           break;
         }
-        for (auto& r : *records) {
-          if (!r.key)
-            continue;
-          std::string key(r.key->begin(), r.key->end());
-          auto [it, added] = map_.try_emplace(std::move(key), r.offset);
-          if (added)
-            map_bytes_ += it->first.size() + map_entry_overhead;
-          else
-            it->second = r.offset;
-        }
+        for (auto& r : views_)
+          if (r.key_size >= 0)
+            map_.put(r.key, static_cast<size_t>(r.key_size), r.offset);
       }
       position_ += b.size;
       map_end_ = b.next_offset();
@@ -433,31 +497,33 @@ error_code log_cleaner::clean_batch(const batch_view& b) {
   }
   if (!last_of_producer && discard_records)
     return error_code::none; // BatchRetention.DELETE
-  auto records = b.records();
-  if (!records)
+  if (!record_views(b.data, b.size, views_))
     return keep_whole(); // not readable: never drop what cannot be checked
-  stats_.records_read += records->size();
-  std::vector<decoded_record> kept;
+  auto& records = views_;
+  stats_.records_read += records.size();
+  kept_.clear();
+  auto& kept = kept_;
   bool contains_tombstones = false;
   if (!discard_records) {
-    for (auto& r : *records) {
+    for (auto& r : records) {
       bool retain;
       if (is_control(h)) {
         retain = true;
-      } else if (!r.key) {
+      } else if (r.key_size < 0) {
         retain = false; // Kafka counts it as an invalid message
       } else {
-        auto i = map_.find(std::string(r.key->begin(), r.key->end()));
-        bool latest = i == map_.end() || r.offset >= i->second;
+        // A key not in the map has no later record in the dirty part.
+        auto found = map_.get(r.key, static_cast<size_t>(r.key_size));
+        bool latest = r.offset >= found;
         bool keep_delete = !horizon || now_ms_ < *horizon;
-        retain = latest && (r.value || keep_delete);
-        if (latest && !r.value && !keep_delete)
+        retain = latest && (r.value_size >= 0 || keep_delete);
+        if (latest && r.value_size < 0 && !keep_delete)
           ++stats_.tombstones_dropped;
       }
       if (retain) {
-        if (!r.value && !is_control(h))
+        if (r.value_size < 0 && !is_control(h))
           contains_tombstones = true;
-        kept.push_back(std::move(r));
+        kept.push_back(r);
       }
     }
   }
@@ -467,7 +533,7 @@ error_code log_cleaner::clean_batch(const batch_view& b) {
   bool set_horizon = (contains_tombstones || (is_control(h) && can_discard))
                      && !horizon;
   if (!kept.empty()) {
-    if (kept.size() == records->size() && !set_horizon)
+    if (kept.size() == records.size() && !set_horizon)
       return keep_whole(); // writeOriginalBatch
     int64_t new_horizon = -1;
     if (set_horizon

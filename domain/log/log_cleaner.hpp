@@ -19,7 +19,7 @@ namespace troupe {
 /// The cleaner's broker-level settings beside the topic's log_config.
 struct cleaner_options {
   /// log.cleaner.dedupe.buffer.size: what the key → offset map of one
-  /// clean may hold (key bytes plus a fixed cost per key); a clean whose
+  /// clean may hold (offset_map::bytes_per_key per key); a clean whose
   /// dirty keys do not fit covers a prefix of the dirty segments and the
   /// next clean goes on from there.
   size_t max_map_bytes = 128u << 20;
@@ -72,6 +72,39 @@ int64_t read_cleaner_checkpoint(const std::string& dir);
 /// Writes it atomically (a temporary file, fsync, rename, fsync of the
 /// directory); false with errno set on failure.
 bool write_cleaner_checkpoint(const std::string& dir, int64_t offset);
+
+/// Kafka's SkimpyOffsetMap: key → latest offset, each key held as a 128-bit
+/// hash (Kafka uses MD5's 16 bytes) in an open-addressed table, so the map
+/// costs the same per key whatever the key's size. Two keys with the same
+/// 128-bit hash would be taken for one, as in Kafka.
+class offset_map {
+public:
+  /// Bytes a key costs in the map (a 24-byte slot at a load of at most 1/2).
+  static constexpr size_t bytes_per_key = 48;
+
+  void put(const uint8_t* key, size_t size, int64_t offset);
+  /// The latest offset of the key, -1 when it is not in the map.
+  int64_t get(const uint8_t* key, size_t size) const;
+  size_t size() const {
+    return used_;
+  }
+  bool empty() const {
+    return used_ == 0;
+  }
+
+private:
+  struct slot {
+    uint64_t h1 = 0;
+    uint64_t h2 = 0;
+    int64_t offset = -1; // -1: empty
+  };
+
+  size_t find(uint64_t h1, uint64_t h2) const;
+  void grow();
+
+  std::vector<slot> slots_;
+  size_t used_ = 0;
+};
 
 /// What one clean did.
 struct clean_stats {
@@ -185,9 +218,11 @@ private:
   uint64_t position_ = 0;
 
   std::unordered_map<int64_t, producer_last> producers_;
-  std::unordered_map<std::string, int64_t> map_;
-  size_t map_bytes_ = 0;
+  offset_map map_;
   int64_t map_end_ = 0;
+  // Scratch space reused batch after batch.
+  std::vector<record_view> views_;
+  std::vector<record_view> kept_;
   /// Producers with a transaction whose data survives this clean.
   std::unordered_map<int64_t, bool> open_transaction_data_;
 

@@ -417,9 +417,63 @@ std::optional<int64_t> delete_horizon(const batch_header& h) {
   return h.base_timestamp;
 }
 
+bool record_views(const uint8_t* p, size_t n, std::vector<record_view>& out) {
+  out.clear();
+  auto h = parse_header(p, n);
+  if (!h || h->magic != L::current_magic
+      || h->size_in_bytes() != static_cast<int64_t>(n) || h->compression() != 0
+      || h->records_count < 0)
+    return false;
+  const uint8_t* q = p + L::records;
+  const uint8_t* end = p + n;
+  if (h->records_count > (end - q) / min_record_bytes)
+    return false;
+  out.reserve(static_cast<size_t>(h->records_count));
+  for (int32_t i = 0; i < h->records_count; ++i) {
+    auto length = get_varint(q, end);
+    if (!length || *length <= 0 || *length > end - q)
+      return false;
+    const uint8_t* rec_end = q + *length;
+    ++q; // attributes
+    auto ts_delta = get_varlong(q, rec_end);
+    auto offset_delta = get_varint(q, rec_end);
+    bytes_view key, value;
+    if (!ts_delta || !offset_delta || !read_bytes(q, rec_end, key, true)
+        || !read_bytes(q, rec_end, value, true))
+      return false;
+    record_view v;
+    if (__builtin_add_overflow(h->base_offset, int64_t{*offset_delta},
+                               &v.offset)
+        || __builtin_add_overflow(h->base_timestamp, *ts_delta, &v.timestamp))
+      return false;
+    v.key = key.data;
+    v.key_size = key.size;
+    v.value = value.data;
+    v.value_size = value.size;
+    v.headers = q;
+    v.headers_size = static_cast<size_t>(rec_end - q);
+    if (v.headers_size == 0)
+      return false; // the header count is missing
+    out.push_back(v);
+    q = rec_end;
+  }
+  return q == end;
+}
+
+namespace {
+
+void put_view_bytes(std::vector<uint8_t>& out, const uint8_t* data,
+                    int32_t size) {
+  put_varint(out, size);
+  if (size > 0)
+    out.insert(out.end(), data, data + size);
+}
+
+} // namespace
+
 std::vector<uint8_t>
 encode_retained_batch(const batch_header& original,
-                      const std::vector<decoded_record>& kept,
+                      const std::vector<record_view>& kept,
                       int64_t delete_horizon_ms) {
   std::vector<uint8_t> out(L::header_size);
   auto attributes = static_cast<int16_t>(
@@ -446,13 +500,19 @@ encode_retained_batch(const batch_header& original,
     return {};
   std::vector<uint8_t> body;
   for (auto& r : kept) {
-    int64_t delta;
+    int64_t delta, ts_delta;
     if (__builtin_sub_overflow(r.offset, original.base_offset, &delta)
-        || delta < 0 || delta > original.last_offset_delta)
+        || delta < 0 || delta > original.last_offset_delta
+        || __builtin_sub_overflow(r.timestamp, base_ts, &ts_delta))
       return {};
     body.clear();
-    record rec{r.key, r.value, r.timestamp, r.headers};
-    if (!put_record_body(body, rec, base_ts, static_cast<int32_t>(delta)))
+    body.push_back(0); // attributes
+    put_varlong(body, ts_delta);
+    put_varint(body, static_cast<int32_t>(delta));
+    put_view_bytes(body, r.key, r.key_size);
+    put_view_bytes(body, r.value, r.value_size);
+    body.insert(body.end(), r.headers, r.headers + r.headers_size);
+    if (body.size() > INT32_MAX)
       return {};
     put_varint(out, static_cast<int32_t>(body.size()));
     out.insert(out.end(), body.begin(), body.end());

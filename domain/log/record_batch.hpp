@@ -147,6 +147,24 @@ void set_log_append_time(uint8_t* batch, size_t n, int64_t now_ms);
 /// The delete horizon of a batch (KIP-534), when bit 6 is set.
 std::optional<int64_t> delete_horizon(const batch_header& h);
 
+/// One record of an uncompressed batch, pointing into the batch's bytes (no
+/// copies): what the log cleaner reads and rewrites.
+struct record_view {
+  int64_t offset = 0;
+  int64_t timestamp = 0;
+  const uint8_t* key = nullptr;
+  int32_t key_size = -1; // -1: null
+  const uint8_t* value = nullptr;
+  int32_t value_size = -1; // -1: null (a tombstone)
+  /// The header count and the headers, as they are in the batch.
+  const uint8_t* headers = nullptr;
+  size_t headers_size = 0;
+};
+
+/// The records of one uncompressed batch as views; false for a compressed
+/// or malformed batch (bounds are checked, the CRC is not).
+bool record_views(const uint8_t* p, size_t n, std::vector<record_view>& out);
+
 /// The cleaner's rewrite of an uncompressed batch with only `kept` of its
 /// records (Kafka's MemoryRecords.buildRetainedRecordsInto): the original
 /// base offset, lastOffsetDelta, partition leader epoch, producer id,
@@ -159,7 +177,7 @@ std::optional<int64_t> delete_horizon(const batch_header& h);
 /// header (writeEmptyHeader: no records, baseTimestamp -1). The CRC is
 /// computed afresh. Empty on records that do not fit Kafka's int32 sizes.
 std::vector<uint8_t> encode_retained_batch(const batch_header& original,
-                                           const std::vector<decoded_record>& kept,
+                                           const std::vector<record_view>& kept,
                                            int64_t delete_horizon_ms);
 
 /// The records of one uncompressed batch, with absolute offsets and
