@@ -5,7 +5,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/clock.hpp"
+#include "actors/groups/group_clock.hpp"
 #include "actors/groups/offsets_writer.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
@@ -43,7 +43,8 @@ void rewrite_legacy_records(group_service_ptr self, int32_t partition,
   log.replica = i->second.replica;
   log.partition = {offsets_topic, partition};
   log.timeout_ms = st.config.group.offset_commit_timeout_ms;
-  auto batches = upgrade_batches(state, wall_clock_ms());
+  // Stamped in the coordinators' time, as their own commits are.
+  auto batches = upgrade_batches(state, group_clock_ms(self));
   spdlog::info("broker {}: {}-{} holds {} keys of troupe's old record format: "
                "rewriting them in Kafka's ({} batches)",
                st.node_id, offsets_topic, partition, state.legacy_keys.size(),

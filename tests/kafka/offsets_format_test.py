@@ -196,8 +196,11 @@ def check_offsets(state, group, expected, leader_epoch):
         version, v = got
         check(version == 3, "OffsetCommitValue v%s, Kafka 3.9 writes v3" %
               version)
+        # commitTimestamp is wall-clock milliseconds, as Kafka's tools and
+        # offsets expiry read it.
         check(v["offset"] == offset and v["metadata"] == metadata
-              and v["leaderEpoch"] == leader_epoch and v["commitTimestamp"] > 0,
+              and v["leaderEpoch"] == leader_epoch
+              and abs(v["commitTimestamp"] - time.time() * 1000) < 600000,
               "%s-%s decodes to %r, committed %r" % (group, p, v,
                                                      (offset, metadata)))
 
@@ -274,7 +277,9 @@ def case_format(binary, work):
                   and [m["memberId"] for m in g["members"]]
                   == [member["member_id"]]
                   and g["members"][0]["clientId"] == "fmt-classic"
-                  and g["members"][0]["groupInstanceId"] is None,
+                  and g["members"][0]["groupInstanceId"] is None
+                  and abs(g["currentStateTimestamp"] - time.time() * 1000)
+                  < 600000,
                   "GroupMetadataValue of fmt-classic: %r" % g)
             # The KIP-848 group's records, each in its own record type.
             mid = kip848["memberId"]
