@@ -134,8 +134,8 @@ struct to_kafka {
     wire::consumer_group_partition_metadata_value v;
     for (const auto& t : r.topics)
       v.topics.push_back({t.id, t.name, t.partitions, {}});
-    return make(wire::consumer_group_partition_metadata_key{group},
-                r.tombstone, std::move(v));
+    return make(wire::consumer_group_partition_metadata_key{group}, r.tombstone,
+                std::move(v));
   }
 
   record_kv operator()(const member_metadata_record& r) {
@@ -153,16 +153,18 @@ struct to_kafka {
   }
 
   record_kv operator()(const target_assignment_epoch_record& r) {
-    return make(
-      wire::consumer_group_target_assignment_metadata_key{group}, r.tombstone,
-      wire::consumer_group_target_assignment_metadata_value{r.assignment_epoch});
+    return make(wire::consumer_group_target_assignment_metadata_key{group},
+                r.tombstone,
+                wire::consumer_group_target_assignment_metadata_value{
+                  r.assignment_epoch});
   }
 
   record_kv operator()(const target_assignment_record& r) {
     return make(
       wire::consumer_group_target_assignment_member_key{group, r.member_id},
       r.tombstone,
-      wire::consumer_group_target_assignment_member_value{to_wire(r.partitions)});
+      wire::consumer_group_target_assignment_member_value{
+        to_wire(r.partitions)});
   }
 
   record_kv operator()(const current_assignment_record& r) {
@@ -243,8 +245,8 @@ struct from_kafka {
     return consumer_group_entry{k.group_id, std::move(r)};
   }
 
-  logical_record
-  operator()(const wire::consumer_group_target_assignment_metadata_key& k) const {
+  logical_record operator()(
+    const wire::consumer_group_target_assignment_metadata_key& k) const {
     target_assignment_epoch_record r;
     r.tombstone = !value;
     if (auto v = get<wire::consumer_group_target_assignment_metadata_value>())
@@ -262,8 +264,8 @@ struct from_kafka {
     return consumer_group_entry{k.group_id, std::move(r)};
   }
 
-  logical_record
-  operator()(const wire::consumer_group_current_member_assignment_key& k) const {
+  logical_record operator()(
+    const wire::consumer_group_current_member_assignment_key& k) const {
     current_assignment_record r;
     r.member_id = k.member_id;
     r.tombstone = !value;
@@ -367,8 +369,7 @@ decode_legacy(const proto::ConsumerOffsetsRecord& key,
           return std::nullopt;
         r.epoch = value->consumer_group_metadata_value().epoch();
       }
-      return consumer_group_entry{key.consumer_group_metadata_key().group(),
-                                  r};
+      return consumer_group_entry{key.consumer_group_metadata_key().group(), r};
     }
     case R::kConsumerGroupPartitionMetadataKey: {
       subscription_metadata_record r;

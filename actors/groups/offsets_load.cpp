@@ -50,14 +50,13 @@ void rewrite_legacy_records(group_service_ptr self, int32_t partition,
                st.node_id, offsets_topic, partition, state.legacy_keys.size(),
                batches.size());
   for (auto& batch : batches)
-    write_offsets(self, log, std::move(batch),
-                  [self, partition](error_code e) {
-                    if (e != error_code::none)
-                      spdlog::warn("broker {}: rewrite of {}-{} in Kafka's "
-                                   "record format failed: {}",
-                                   self->state.node_id, offsets_topic,
-                                   partition, to_string(e));
-                  });
+    write_offsets(self, log, std::move(batch), [self, partition](error_code e) {
+      if (e != error_code::none)
+        spdlog::warn("broker {}: rewrite of {}-{} in Kafka's "
+                     "record format failed: {}",
+                     self->state.node_id, offsets_topic, partition,
+                     to_string(e));
+    });
 }
 
 void read_chunk(group_service_ptr self, std::shared_ptr<replay> r) {

@@ -78,8 +78,7 @@ segment_log open_log(const std::string& dir, const log_config& config) {
   return std::move(std::get<segment_log>(opened));
 }
 
-void append(segment_log& log, const std::vector<record_kv>& kvs,
-            int64_t now) {
+void append(segment_log& log, const std::vector<record_kv>& kvs, int64_t now) {
   std::vector<record> batch;
   batch.reserve(kvs.size());
   for (const auto& kv : kvs)
@@ -100,7 +99,11 @@ std::string group_name(int g) {
 
 stored_group group_metadata(int g, int generation) {
   auto member = group_name(g) + "-member-1";
-  stored_group sg{"consumer", generation, "range", member, 1000,
+  stored_group sg{"consumer",
+                  generation,
+                  "range",
+                  member,
+                  1000,
                   {{member, "", "client-" + std::to_string(g), "/10.0.0.1",
                     300000, 45000, bytes(40, 1), bytes(60, 2)}}};
   return sg;
@@ -118,11 +121,12 @@ int64_t write_commits(segment_log& log, const options& o) {
     auto n = commits_of[static_cast<size_t>(g)]++;
     std::vector<record_kv> kvs;
     if (n % 20 == 0)
-      kvs.push_back(group_metadata_record(group, group_metadata(g, n / 20 + 1)));
+      kvs.push_back(
+        group_metadata_record(group, group_metadata(g, n / 20 + 1)));
     for (int p = 0; p < o.partitions && records < o.commits; ++p, ++records)
-      kvs.push_back(offset_commit_record(
-        group, {"topic-" + std::to_string(g % 100), p},
-        {int64_t{n} * 100 + p, 0, "", now}));
+      kvs.push_back(
+        offset_commit_record(group, {"topic-" + std::to_string(g % 100), p},
+                             {int64_t{n} * 100 + p, 0, "", now}));
     append(log, kvs, now++);
   }
   log.flush();
@@ -273,7 +277,8 @@ int main(int argc, char** argv) {
     log.flush();
     fs::create_directories(o.dir + "/uncompacted");
     fs::copy(dir, o.dir + "/uncompacted/__consumer_offsets-0",
-             fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+             fs::copy_options::recursive
+               | fs::copy_options::overwrite_existing);
   }
 
   // troupe's cleaner, as the log manager runs it (in 1 MiB slices).

@@ -266,8 +266,7 @@ std::optional<coordinator_key> decode_coordinator_key(const bytes& in_bytes,
   auto ok = std::visit(
     [&](auto& k) { return decode_struct(in, k, version, false); }, key);
   if (!ok) {
-    error = "key of record type " + std::to_string(version) + ": "
-            + in.error();
+    error = "key of record type " + std::to_string(version) + ": " + in.error();
     return std::nullopt;
   }
   return key;

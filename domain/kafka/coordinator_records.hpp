@@ -165,24 +165,20 @@ struct consumer_group_current_member_assignment_value {
 
 /// A key, by record type: alternative i is record type i + 1, except the
 /// first, OffsetCommitKey, which is record type 0 or 1.
-using coordinator_key =
-  std::variant<offset_commit_key, group_metadata_key,
-               consumer_group_metadata_key,
-               consumer_group_partition_metadata_key,
-               consumer_group_member_metadata_key,
-               consumer_group_target_assignment_metadata_key,
-               consumer_group_target_assignment_member_key,
-               consumer_group_current_member_assignment_key>;
+using coordinator_key = std::variant<
+  offset_commit_key, group_metadata_key, consumer_group_metadata_key,
+  consumer_group_partition_metadata_key, consumer_group_member_metadata_key,
+  consumer_group_target_assignment_metadata_key,
+  consumer_group_target_assignment_member_key,
+  consumer_group_current_member_assignment_key>;
 
 /// A value, in the same order as coordinator_key.
-using coordinator_value =
-  std::variant<offset_commit_value, group_metadata_value,
-               consumer_group_metadata_value,
-               consumer_group_partition_metadata_value,
-               consumer_group_member_metadata_value,
-               consumer_group_target_assignment_metadata_value,
-               consumer_group_target_assignment_member_value,
-               consumer_group_current_member_assignment_value>;
+using coordinator_value = std::variant<
+  offset_commit_value, group_metadata_value, consumer_group_metadata_value,
+  consumer_group_partition_metadata_value, consumer_group_member_metadata_value,
+  consumer_group_target_assignment_metadata_value,
+  consumer_group_target_assignment_member_value,
+  consumer_group_current_member_assignment_value>;
 
 /// The key's version Kafka 3.9 writes: the record type (1 for an offset
 /// commit, whose type 0 Kafka only reads).

@@ -29,8 +29,8 @@ bytes b(const std::string& spec) {
       i = end;
       continue;
     }
-    out.push_back(static_cast<uint8_t>(std::stoi(spec.substr(i, 2), nullptr,
-                                                 16)));
+    out.push_back(
+      static_cast<uint8_t>(std::stoi(spec.substr(i, 2), nullptr, 16)));
     ++i;
   }
   return out;
@@ -50,8 +50,9 @@ TEST_CASE("an offset commit is written as Kafka 3.9 writes it: "
   CHECK(r.key == b("00 01  00 01 'g'  00 01 't'  00 00 00 03"));
   // version 3, offset, leaderEpoch (v3+), metadata, commitTimestamp
   REQUIRE(r.value);
-  CHECK(*r.value == b("00 03  00 00 00 00 00 00 00 05  00 00 00 02  00 01 'm'"
-                      "  00 00 00 00 00 00 03 e8"));
+  CHECK(*r.value
+        == b("00 03  00 00 00 00 00 00 00 05  00 00 00 02  00 01 'm'"
+             "  00 00 00 00 00 00 03 e8"));
   auto t = offset_tombstone("g", {"t", 3});
   CHECK(t.key == r.key);
   CHECK_FALSE(t.value);
@@ -59,19 +60,20 @@ TEST_CASE("an offset commit is written as Kafka 3.9 writes it: "
 
 TEST_CASE("a group's metadata is written as GroupMetadataKey v2 and "
           "GroupMetadataValue v3, protocol and leader null without members") {
-  stored_group g{"consumer", 1, "range", "m1", 7,
-                 {{"m1", "", "c", "/h", 300, 100, {1, 2}, {3}}}};
+  stored_group g{"consumer", 1, "range",
+                 "m1",       7, {{"m1", "", "c", "/h", 300, 100, {1, 2}, {3}}}};
   auto r = group_metadata_record("g", g);
   CHECK(r.key == b("00 02  00 01 'g'"));
   REQUIRE(r.value);
-  CHECK(*r.value
-        == b("00 03  00 08 'consumer'  00 00 00 01  00 05 'range'  00 02 'm1'"
-             "  00 00 00 00 00 00 00 07"  // currentStateTimestamp (v2+)
-             "  00 00 00 01"              // one member
-             "  00 02 'm1'  ff ff"        // memberId, groupInstanceId null (v3+)
-             "  00 01 'c'  00 02 '/h'"    // clientId, clientHost
-             "  00 00 01 2c  00 00 00 64" // rebalanceTimeout (v1+), sessionTimeout
-             "  00 00 00 02 01 02  00 00 00 01 03")); // subscription, assignment
+  CHECK(
+    *r.value
+    == b("00 03  00 08 'consumer'  00 00 00 01  00 05 'range'  00 02 'm1'"
+         "  00 00 00 00 00 00 00 07"  // currentStateTimestamp (v2+)
+         "  00 00 00 01"              // one member
+         "  00 02 'm1'  ff ff"        // memberId, groupInstanceId null (v3+)
+         "  00 01 'c'  00 02 '/h'"    // clientId, clientHost
+         "  00 00 01 2c  00 00 00 64" // rebalanceTimeout (v1+), sessionTimeout
+         "  00 00 00 02 01 02  00 00 00 01 03")); // subscription, assignment
   stored_group empty{"consumer", 2, "", "", 9, {}};
   CHECK(*group_metadata_record("g", empty).value
         == b("00 03  00 08 'consumer'  00 00 00 02  ff ff  ff ff"
@@ -95,8 +97,9 @@ TEST_CASE("KIP-848 records are written with key versions 3 to 8 and flexible "
   CHECK(s.key == b("00 04  00 01 'g'"));
   // Topics: compact array of 1; TopicId, TopicName (compact), NumPartitions,
   // PartitionMetadata (empty compact array), the topic's tags; the tags.
-  CHECK(*s.value
-        == b("00 00  02 " + topic_id_bytes + " 02 't'  00 00 00 03  01 00  00"));
+  CHECK(
+    *s.value
+    == b("00 00  02 " + topic_id_bytes + " 02 't'  00 00 00 03  01 00  00"));
 
   member_metadata_record m;
   m.member_id = "m1";
@@ -109,8 +112,9 @@ TEST_CASE("KIP-848 records are written with key versions 3 to 8 and flexible "
   CHECK(mm.key == b("00 05  00 01 'g'  00 02 'm1'"));
   // InstanceId null, RackId null, ClientId, ClientHost, SubscribedTopicNames,
   // SubscribedTopicRegex null, RebalanceTimeoutMs, ServerAssignor, tags.
-  CHECK(*mm.value == b("00 00  00 00  02 'c'  03 '/h'  02 02 't'  00"
-                       "  00 00 01 2c  08 'uniform'  00"));
+  CHECK(*mm.value
+        == b("00 00  00 00  02 'c'  03 '/h'  02 02 't'  00"
+             "  00 00 01 2c  08 'uniform'  00"));
 
   auto ta_epoch = kv(target_assignment_epoch_record{9, false});
   CHECK(ta_epoch.key == b("00 06  00 01 'g'"));
@@ -119,7 +123,8 @@ TEST_CASE("KIP-848 records are written with key versions 3 to 8 and flexible "
   target_assignment_record ta{"m1", {{topic_id, {7}}}, false};
   auto t = kv(ta);
   CHECK(t.key == b("00 07  00 01 'g'  00 02 'm1'"));
-  CHECK(*t.value == b("00 00  02 " + topic_id_bytes + " 02 00 00 00 07  00  00"));
+  CHECK(*t.value
+        == b("00 00  02 " + topic_id_bytes + " 02 00 00 00 07  00  00"));
 
   current_assignment_record ca;
   ca.member_id = "m1";
@@ -129,13 +134,15 @@ TEST_CASE("KIP-848 records are written with key versions 3 to 8 and flexible "
   ca.assigned = {{topic_id, {0, 1}}};
   auto c = kv(ca);
   CHECK(c.key == b("00 08  00 01 'g'  00 02 'm1'"));
-  CHECK(*c.value == b("00 00  00 00 00 05  00 00 00 04  00"
-                      "  02 " + topic_id_bytes
-                      + " 03 00 00 00 00 00 00 00 01  00"
-                        "  01  00"));
+  CHECK(*c.value
+        == b("00 00  00 00 00 05  00 00 00 04  00"
+             "  02 "
+             + topic_id_bytes
+             + " 03 00 00 00 00 00 00 00 01  00"
+               "  01  00"));
 
-  auto tomb = kv(member_metadata_record{"m1", {}, {}, "", "", {}, {}, -1, {},
-                                        true});
+  auto tomb =
+    kv(member_metadata_record{"m1", {}, {}, "", "", {}, {}, -1, {}, true});
   CHECK(tomb.key == mm.key);
   CHECK_FALSE(tomb.value);
 }
@@ -176,7 +183,8 @@ TEST_CASE("every OffsetCommitValue version Kafka 3.9 reads, v0 to v4, "
   }
   // Record type 0, OffsetCommitKey v0, is read as well.
   offsets_partition_state st;
-  st.apply({b("00 00  00 01 'g'  00 01 't'  00 00 00 01"), b(versions[0].value)});
+  st.apply(
+    {b("00 00  00 01 'g'  00 01 't'  00 00 00 01"), b(versions[0].value)});
   CHECK(st.offsets.at("g").at({"t", 1}).offset == 5);
 }
 
@@ -189,23 +197,28 @@ TEST_CASE("every GroupMetadataValue version Kafka 3.9 reads, v0 to v4, "
                                    "  03 'm1'";
   const std::string values[] = {
     // v0: no currentStateTimestamp, no rebalanceTimeout, no groupInstanceId
-    "00 00 " + head + "  00 00 00 01  00 02 'm1'  00 01 'c'  00 02 '/h'"
-      "  00 00 00 64  00 00 00 01 01  00 00 00 01 02",
+    "00 00 " + head
+      + "  00 00 00 01  00 02 'm1'  00 01 'c'  00 02 '/h'"
+        "  00 00 00 64  00 00 00 01 01  00 00 00 01 02",
     // v1: rebalanceTimeout
-    "00 01 " + head + "  00 00 00 01  00 02 'm1'  00 01 'c'  00 02 '/h'"
-      "  00 00 01 2c  00 00 00 64  00 00 00 01 01  00 00 00 01 02",
+    "00 01 " + head
+      + "  00 00 00 01  00 02 'm1'  00 01 'c'  00 02 '/h'"
+        "  00 00 01 2c  00 00 00 64  00 00 00 01 01  00 00 00 01 02",
     // v2: currentStateTimestamp
-    "00 02 " + head + "  00 00 00 00 00 00 00 07  00 00 00 01  00 02 'm1'"
-      "  00 01 'c'  00 02 '/h'  00 00 01 2c  00 00 00 64  00 00 00 01 01"
-      "  00 00 00 01 02",
+    "00 02 " + head
+      + "  00 00 00 00 00 00 00 07  00 00 00 01  00 02 'm1'"
+        "  00 01 'c'  00 02 '/h'  00 00 01 2c  00 00 00 64  00 00 00 01 01"
+        "  00 00 00 01 02",
     // v3: groupInstanceId
-    "00 03 " + head + "  00 00 00 00 00 00 00 07  00 00 00 01  00 02 'm1'"
-      "  00 02 'i1'  00 01 'c'  00 02 '/h'  00 00 01 2c  00 00 00 64"
-      "  00 00 00 01 01  00 00 00 01 02",
+    "00 03 " + head
+      + "  00 00 00 00 00 00 00 07  00 00 00 01  00 02 'm1'"
+        "  00 02 'i1'  00 01 'c'  00 02 '/h'  00 00 01 2c  00 00 00 64"
+        "  00 00 00 01 01  00 00 00 01 02",
     // v4: flexible (compact strings, bytes and arrays, tagged fields)
-    "00 04 " + compact_head + "  00 00 00 00 00 00 00 07  02  03 'm1'"
-      "  03 'i1'  02 'c'  03 '/h'  00 00 01 2c  00 00 00 64  02 01  02 02"
-      "  00  00",
+    "00 04 " + compact_head
+      + "  00 00 00 00 00 00 00 07  02  03 'm1'"
+        "  03 'i1'  02 'c'  03 '/h'  00 00 01 2c  00 00 00 64  02 01  02 02"
+        "  00  00",
   };
   for (size_t v = 0; v < 5; ++v) {
     INFO("GroupMetadataValue v" << v);
@@ -291,17 +304,33 @@ TEST_CASE("every record type round-trips through Kafka's format into the "
           "partition state") {
   offsets_partition_state st;
   st.apply(offset_commit_record("g", {"t", 0}, {9, 3, "meta", 77}));
-  stored_group g{"consumer", 4, "range", "m1", 55,
+  stored_group g{"consumer",
+                 4,
+                 "range",
+                 "m1",
+                 55,
                  {{"m1", "i1", "c", "/h", 300, 100, {1}, {2}},
                   {"m2", "", "c2", "/h2", -1, 100, {}, {}}}};
   st.apply(group_metadata_record("g", g));
-  member_metadata_record m{"m1", std::string{"i"}, std::string{"r"}, "c",
-                           "/h", {"t"}, std::string{"t.*"}, 300,
-                           std::string{"range"}, false};
+  member_metadata_record m{"m1",
+                           std::string{"i"},
+                           std::string{"r"},
+                           "c",
+                           "/h",
+                           {"t"},
+                           std::string{"t.*"},
+                           300,
+                           std::string{"range"},
+                           false};
   subscription_metadata_record sub{{{topic_id, "t", 3}}, false};
   target_assignment_record ta{"m1", {{topic_id, {0, 2}}}, false};
-  current_assignment_record ca{"m1", 5, 4, member_state::unrevoked_partitions,
-                               {{topic_id, {0}}}, {{topic_id, {1}}}, false};
+  current_assignment_record ca{"m1",
+                               5,
+                               4,
+                               member_state::unrevoked_partitions,
+                               {{topic_id, {0}}},
+                               {{topic_id, {1}}},
+                               false};
   for (consumer_group_record r :
        {consumer_group_record{group_epoch_record{5, false}},
         consumer_group_record{sub}, consumer_group_record{m},

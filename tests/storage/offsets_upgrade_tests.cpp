@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path fixture = fs::path{TROUPE_SOURCE_DIR} / "tests" / "fixtures"
-                         / "legacy_offsets";
+const fs::path fixture =
+  fs::path{TROUPE_SOURCE_DIR} / "tests" / "fixtures" / "legacy_offsets";
 
 /// When the coordinator loads the partition (2025-12-02, wall clock).
 constexpr int64_t load_ms = 1764633600000;
@@ -107,8 +107,8 @@ bool same_offsets(const offsets_partition_state& x,
 offsets_partition_state stamped(offsets_partition_state st) {
   for (auto& [group, offsets] : st.offsets)
     for (auto& [tp, o] : offsets)
-      o.commit_timestamp_ms = loaded_timestamp_ms(o.commit_timestamp_ms,
-                                                  load_ms);
+      o.commit_timestamp_ms =
+        loaded_timestamp_ms(o.commit_timestamp_ms, load_ms);
   for (auto& [id, g] : st.groups)
     g.timestamp_ms = loaded_timestamp_ms(g.timestamp_ms, load_ms);
   return st;
@@ -262,9 +262,9 @@ TEST_CASE("the upgrade rewrite appended after the old release's records "
     }
   }
   CHECK(legacy
-        == static_cast<size_t>(std::count_if(
-          before.legacy_keys.begin(), before.legacy_keys.end(),
-          [](const auto& kv) { return kv.second; })));
+        == static_cast<size_t>(
+          std::count_if(before.legacy_keys.begin(), before.legacy_keys.end(),
+                        [](const auto& kv) { return kv.second; })));
   log.insert(log.end(), rewrite.begin(), rewrite.end());
   auto after = replay(log);
   CHECK(after.malformed == 0);
@@ -370,9 +370,9 @@ TEST_CASE("a rewrite after a failed one states the latest value, also one "
   CHECK(before.offsets.at("g").count({"t", 2}) == 0);
   auto rewrite = flatten(upgrade_batches(before, load_ms));
   // Tombstones for t-0 and t-1 only (t-2's last protobuf record is one).
-  CHECK(std::count_if(rewrite.begin(), rewrite.end(), [](const auto& r) {
-          return is_legacy_key(r.key);
-        }) == 2);
+  CHECK(std::count_if(rewrite.begin(), rewrite.end(),
+                      [](const auto& r) { return is_legacy_key(r.key); })
+        == 2);
   log.insert(log.end(), rewrite.begin(), rewrite.end());
   auto after = replay(log);
   check_same_state(stamped(before), after);
