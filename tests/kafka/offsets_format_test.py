@@ -261,6 +261,9 @@ def case_format(binary, work):
                       "the segment files hold fewer records than were "
                       "consumed")
             decoded = decode_all(records)
+            # Kafka 3.9 writes OffsetCommitKey as record type 1, never 0.
+            check(all(t != 0 for _, t, _, _, _, _ in decoded),
+                  "an OffsetCommitKey of record type 0")
             state = latest(decoded)
             check_offsets(state, "fmt-classic",
                           {p: tuple(v) for p, v in classic.items()}, -1)
