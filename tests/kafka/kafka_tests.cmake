@@ -129,7 +129,8 @@ endforeach()
 set(_py ${CMAKE_SOURCE_DIR}/tests/kafka/offsets_retention_test.py)
 foreach(_case IN ITEMS
     "classic|a classic group that commits once and goes quiet keeps its offset across log retention, segment rolls, a restart and a coordinator move"
-    "consumer|a KIP-848 group that commits once and goes quiet keeps its offset across log retention, segment rolls, a restart and a coordinator move")
+    "consumer|a KIP-848 group that commits once and goes quiet keeps its offset across log retention, segment rolls, a restart and a coordinator move"
+    "expiry|KIP-211: Empty groups and standalone commits expire after offsets.retention.minutes, compaction removes their records, after a restart they stay gone and every other group is intact")
   troupe_case_fields("${_case}" _name _what)
   set(_test "kafka: ${_what}")
   add_test(NAME "${_test}"

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Committed offsets survive everything but KIP-211's expiry (issue 20).
 
-    offsets_retention_test.py TROUPE_BINARY classic|consumer [NODE]
+    offsets_retention_test.py TROUPE_BINARY classic|consumer|expiry [NODE]
 
 The regression of issue 20, as a user met it: a group commits once and
 goes quiet; another group commits many times, which rolls the segments
@@ -17,6 +17,12 @@ broker stops and another broker takes the partition over.
   consumer  the quiet group is a KIP-848 consumer group
             (@platformatic/kafka with groupProtocol 'consumer', run by
             NODE through tests/kafka/platformatic/commit_once.mjs)
+  expiry    the other side, with offsets.retention.minutes=1: an Empty
+            classic group, an Empty KIP-848 group and a standalone commit
+            expire (not before the retention time); their records leave the
+            log through compaction; after a restart they are still gone,
+            while a Stable group's older commit, a recent standalone commit
+            and the busy group's are intact
 
 The server runs with its own log.dirs on free ports and is stopped by pid,
 also on failure; every wait is bounded. Checks observe only what a Kafka
@@ -25,6 +31,7 @@ client sees (OffsetFetch, Metadata).
 
 import http.client
 import os
+import threading
 import shutil
 import signal
 import socket
@@ -37,6 +44,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 from children import die_with_parent  # noqa: E402
 from ports import free_port_range  # noqa: E402
+import offsets_decoder  # noqa: E402  Kafka's schemas, independent of troupe
 
 import confluent_kafka  # noqa: E402  Debian's python3-confluent-kafka
 import confluent_kafka.admin  # noqa: E402
@@ -61,6 +69,12 @@ OVERRIDES = [
 ]
 
 
+def require(cond, what):
+    """A condition waited for: fails the test without an ok line."""
+    if not cond:
+        raise AssertionError(what)
+
+
 def check(cond, what):
     if not cond:
         raise AssertionError(what)
@@ -71,8 +85,9 @@ class Server:
     """`troupe serve` (three brokers on port..port+2, the admin routes on
     port+3) on one log.dirs that outlives a restart."""
 
-    def __init__(self, binary):
+    def __init__(self, binary, overrides=()):
         self.binary = binary
+        self.overrides = OVERRIDES + list(overrides)
         self.dir = tempfile.mkdtemp(prefix="troupe-retention-")
         self.port = free_port_range(4)
         self.http_port = self.port + 3
@@ -91,7 +106,7 @@ class Server:
                 "--override", "log.dirs=" + os.path.join(self.dir, "logs"),
                 "--override", "port=%d" % self.port,
                 "--override", "troupe.http.admin.enable=true"]
-        for o in OVERRIDES:
+        for o in self.overrides:
             args += ["--override", o]
         self.proc = subprocess.Popen(args, stdout=self.log,
                                      stderr=subprocess.STDOUT,
@@ -191,8 +206,8 @@ def produce(bootstrap, topic, n):
 
 
 def committed(bootstrap, group, topic, deadline_s=60):
-    """The group's committed offset of topic-0 by OffsetFetch, retried
-    while the coordinator moves or loads (librdkafka retries those
+    """The group's committed offset of topic-0 by OffsetFetch (-1: none),
+    retried while the coordinator moves or loads (librdkafka retries those
     errors itself, within its timeout)."""
     c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap,
                                   "group.id": group,
@@ -203,7 +218,10 @@ def committed(bootstrap, group, topic, deadline_s=60):
         while time.time() < deadline:
             try:
                 tps = c.committed([TopicPartition(topic, 0)], timeout=10)
-                return tps[0].offset
+                # librdkafka reports "nothing committed" (Kafka's -1) as
+                # OFFSET_INVALID.
+                offset = tps[0].offset
+                return -1 if offset < 0 else offset
             except confluent_kafka.KafkaException as e:
                 last = e
                 time.sleep(0.5)
@@ -265,17 +283,198 @@ def noisy_commits(bootstrap, group):
     check(True, "group %s committed %d times" % (group, NOISY_COMMITS))
 
 
+def offsets_records(server):
+    """Every record of __consumer_offsets-0 in the segment files of the
+    three brokers, decoded from Kafka's schemas: (group, key schema,
+    whether it holds a value)."""
+    out = []
+    for root, _, files in os.walk(os.path.join(server.dir, "logs")):
+        if os.path.basename(root) != "__consumer_offsets-0":
+            continue
+        for _, key, value in offsets_decoder.read_segment_files(root):
+            _, name, fields = offsets_decoder.decode_key(key)
+            out.append((fields.get("group"), name, value is not None))
+    return out
+
+
+def listed_groups(bootstrap):
+    return sorted(g.id for g in admin(bootstrap).list_groups(timeout=30))
+
+
+class Busy(threading.Thread):
+    """A group that commits all the time (offsets without a group
+    membership): it rolls segments and leaves the cleaner dirty data."""
+
+    def __init__(self, bootstrap):
+        super().__init__(daemon=True)
+        self.bootstrap = bootstrap
+        self.stopping = threading.Event()
+        self.last = 0
+        self.error = None
+
+    def run(self):
+        c = confluent_kafka.Consumer({"bootstrap.servers": self.bootstrap,
+                                      "group.id": "busy",
+                                      "enable.auto.commit": False})
+        try:
+            while not self.stopping.is_set():
+                c.commit(offsets=[TopicPartition(NOISE_TOPIC, 0,
+                                                 self.last + 1)],
+                         asynchronous=False)
+                self.last += 1
+                time.sleep(0.005)
+        except Exception as e:  # reported by stop()
+            self.error = e
+        finally:
+            c.close()
+
+    def stop(self):
+        self.stopping.set()
+        self.join(30)
+        check(self.error is None and not self.is_alive(),
+              "the busy group committed %d times (%s)"
+              % (self.last, self.error))
+
+
+def case_expiry(binary, node):
+    """KIP-211 end to end: what expires, when, and that it stays gone."""
+    server = Server(binary, [
+        "offsets.retention.minutes=1",
+        "offsets.retention.check.interval.ms=1000",
+        "log.cleaner.backoff.ms=200",
+        "log.cleaner.delete.retention.ms=2000",
+        "log.cleaner.min.cleanable.ratio=0.01",
+    ])
+    failed = True
+    busy = None
+    kept = None
+    try:
+        server.start()
+        boot = server.bootstrap()
+        create_topics(boot)
+        produce(boot, TOPIC, RECORDS)
+        t0 = time.time()
+        classic_commit_once(boot, "gone-classic")
+        kip848_commit_once(boot, "gone-consumer", node)
+        solo = confluent_kafka.Consumer({"bootstrap.servers": boot,
+                                         "group.id": "gone-solo",
+                                         "enable.auto.commit": False})
+        solo.commit(offsets=[TopicPartition(TOPIC, 0, 5)], asynchronous=False)
+        solo.close()
+        # A Stable group: its member stays, its commit gets old.
+        kept = confluent_kafka.Consumer({"bootstrap.servers": boot,
+                                         "group.id": "kept-stable",
+                                         "auto.offset.reset": "earliest",
+                                         "enable.auto.commit": False,
+                                         "session.timeout.ms": 10000})
+        kept.subscribe([TOPIC])
+        got = 0
+        last = None
+        deadline = time.time() + 60
+        while got < RECORDS and time.time() < deadline:
+            m = kept.poll(0.5)
+            if m is not None and not m.error():
+                got += 1
+                last = m
+        check(got == RECORDS, "the Stable group's member read %d records"
+              % got)
+        kept.commit(message=last, asynchronous=False)
+        busy = Busy(boot)
+        busy.start()
+
+        def idle(seconds):
+            # The Stable member goes on polling (and heartbeating).
+            end = time.time() + seconds
+            while time.time() < end:
+                kept.poll(0.2)
+
+        idle(max(0, t0 + 40 - time.time()))
+        check(committed(boot, "gone-classic", TOPIC) == RECORDS
+              and committed(boot, "gone-consumer", TOPIC) == RECORDS
+              and committed(boot, "gone-solo", TOPIC) == 5,
+              "40 s after their commits nothing has expired yet")
+        deadline = t0 + 120
+        while committed(boot, "gone-classic", TOPIC) != -1:
+            require(time.time() < deadline, "the Empty classic group expires")
+            idle(1)
+        elapsed = time.time() - t0
+        check(elapsed >= 55, "the Empty classic group expired %.0f s after "
+              "its commit (offsets.retention.minutes=1)" % elapsed)
+        while (committed(boot, "gone-consumer", TOPIC) != -1
+               or committed(boot, "gone-solo", TOPIC) != -1):
+            require(time.time() < deadline, "the KIP-848 group and the "
+                    "standalone commit expire")
+            idle(1)
+        check(True, "the Empty KIP-848 group and the standalone commit "
+              "expired")
+        recent = confluent_kafka.Consumer({"bootstrap.servers": boot,
+                                           "group.id": "kept-solo",
+                                           "enable.auto.commit": False})
+        recent.commit(offsets=[TopicPartition(TOPIC, 0, 7)],
+                      asynchronous=False)
+        recent.close()
+        check(committed(boot, "kept-stable", TOPIC) == RECORDS,
+              "the Stable group's commit, %.0f s old, is kept"
+              % (time.time() - t0))
+        groups = listed_groups(boot)
+        check(not any(g.startswith("gone-") for g in groups),
+              "ListGroups no longer lists the expired groups (%s)" % groups)
+        # Compaction: no value of the expired groups stays in the log.
+        gone = ("gone-classic", "gone-consumer", "gone-solo")
+        deadline = time.time() + 60
+        while True:
+            records = offsets_records(server)
+            values = [r for r in records if r[0] in gone and r[2]]
+            if not values:
+                break
+            require(time.time() < deadline, "the cleaner removes the "
+                    "expired groups' records (%d values left)" % len(values))
+            idle(1)
+        tombstones = [r for r in records if r[0] in gone]
+        check(True, "the segment files hold no value of the expired groups "
+              "(%d of their tombstones left, dropped after "
+              "delete.retention.ms)" % len(tombstones))
+        busy.stop()
+        kept.close()
+        kept = None
+        server.stop()
+        server.start()
+        for g in gone:
+            check(committed(boot, g, TOPIC) == -1,
+                  "after the restart %s is still gone" % g)
+        check(committed(boot, "kept-stable", TOPIC) == RECORDS
+              and committed(boot, "kept-solo", TOPIC) == 7
+              and committed(boot, "busy", NOISE_TOPIC) == busy.last,
+              "after the restart every other group is intact")
+        groups = listed_groups(boot)
+        check(groups == ["busy", "kept-solo", "kept-stable"],
+              "ListGroups after the restart: %s" % groups)
+        failed = False
+        print("PASS: expired groups stay gone, the others are intact")
+        return 0
+    finally:
+        if busy is not None and busy.is_alive():
+            busy.stopping.set()
+            busy.join(10)
+        if kept is not None:
+            kept.close()
+        server.cleanup(failed)
+
+
 def offsets_leader(bootstrap):
     md = admin(bootstrap).list_topics(timeout=30)
     return md.topics["__consumer_offsets"].partitions[0].leader
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[2] not in ("classic", "consumer"):
+    if len(sys.argv) < 3 or sys.argv[2] not in ("classic", "consumer",
+                                                 "expiry"):
         print(__doc__)
         return 2
     binary, protocol = sys.argv[1], sys.argv[2]
     node = sys.argv[3] if len(sys.argv) > 3 else "node"
+    if protocol == "expiry":
+        return case_expiry(binary, node)
     server = Server(binary)
     failed = True
     try:
