@@ -137,15 +137,14 @@ int main(int argc, char** argv) {
                      {{"retention.ms", std::string{"1"}},
                       {"cleanup.policy", std::nullopt}}}},
                    true}),
-    request_frame(api_key::incremental_alter_configs, 1,
-                  encode_incremental_alter_configs_request,
-                  {{{config_resource_topic,
-                     "t",
-                     {{"cleanup.policy", config_operation_append,
-                       std::string{"compact"}},
-                      {"retention.ms", config_operation_delete,
-                       std::nullopt}}}},
-                   false}),
+    request_frame(
+      api_key::incremental_alter_configs, 1,
+      encode_incremental_alter_configs_request,
+      {{{config_resource_topic,
+         "t",
+         {{"cleanup.policy", config_operation_append, std::string{"compact"}},
+          {"retention.ms", config_operation_delete, std::nullopt}}}},
+       false}),
   };
   // Flexible versions with their compact fields and tagged fields set.
   join.group_instance_id = "instance-1";

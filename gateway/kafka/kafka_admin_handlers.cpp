@@ -36,8 +36,8 @@ created_configs(const cluster_config& c, const std::string& topic,
                 const topic_configs& overrides) {
   std::vector<wire::creatable_topic_configs> out;
   for (auto& e : topic_config_entries(c, topic, overrides))
-    out.push_back({e.name, e.value, e.read_only,
-                   static_cast<int8_t>(e.source), false});
+    out.push_back(
+      {e.name, e.value, e.read_only, static_cast<int8_t>(e.source), false});
   return out;
 }
 
@@ -149,8 +149,8 @@ void serve_create_topics(kafka_session_ptr self, const wire::request_header& h,
             if (r.error != error_code::none)
               continue;
             auto& t = (*wanted)[j];
-            r.num_partitions = t.num_partitions == -1 ? c.num_partitions
-                                                      : t.num_partitions;
+            r.num_partitions =
+              t.num_partitions == -1 ? c.num_partitions : t.num_partitions;
             r.replication_factor =
               t.replication_factor == -1
                 ? static_cast<int16_t>(c.default_replication_factor)
@@ -393,7 +393,8 @@ struct config_change {
   std::vector<config_op> ops;
 };
 
-std::string joined(const std::vector<std::string>& names, std::string_view sep) {
+std::string joined(const std::vector<std::string>& names,
+                   std::string_view sep) {
   std::string out;
   for (auto& n : names)
     out += (out.empty() ? "" : std::string{sep}) + n;
@@ -488,11 +489,11 @@ preprocess(const config_change& r, int count_of_resource, int32_t broker_id) {
 /// Both APIs: the listener's checks, then each topic's change to the
 /// controller through the broker, answered in the request's order
 /// (ConfigAdminManager.reassemble*Response).
-void alter_configs(kafka_session_ptr self, std::vector<config_change> changes,
-                   bool incremental, bool validate_only,
-                   std::function<void(
-                     std::vector<wire::alter_configs_resource_response>)>
-                     answer) {
+void alter_configs(
+  kafka_session_ptr self, std::vector<config_change> changes, bool incremental,
+  bool validate_only,
+  std::function<void(std::vector<wire::alter_configs_resource_response>)>
+    answer) {
   std::map<std::pair<int8_t, std::string>, int> seen;
   for (auto& r : changes)
     ++seen[{r.resource_type, r.resource_name}];
@@ -522,8 +523,8 @@ void alter_configs(kafka_session_ptr self, std::vector<config_change> changes,
   }
   ask_broker<alter_topic_configs_response>(
     self, edge_request_timeout, std::move(asks),
-    [results, asked, answer](
-      std::vector<std::optional<alter_topic_configs_response>> answers) {
+    [results, asked,
+     answer](std::vector<std::optional<alter_topic_configs_response>> answers) {
       for (size_t j = 0; j < asked.size(); ++j) {
         auto& r = (*results)[asked[j]];
         auto& a = answers[j];
@@ -573,13 +574,13 @@ void serve_incremental_alter_configs(
         {x.name, static_cast<config_op_type>(x.config_operation), x.value});
     changes.push_back(std::move(c));
   }
-  alter_configs(self, std::move(changes), true, req.validate_only,
-                [h, reply](auto results) {
-                  wire::incremental_alter_configs_response out;
-                  out.responses = std::move(results);
-                  reply(frame(h, out,
-                              wire::encode_incremental_alter_configs_response));
-                });
+  alter_configs(
+    self, std::move(changes), true, req.validate_only,
+    [h, reply](auto results) {
+      wire::incremental_alter_configs_response out;
+      out.responses = std::move(results);
+      reply(frame(h, out, wire::encode_incremental_alter_configs_response));
+    });
 }
 
 // -- DescribeCluster (60) ------------------------------------------------------------

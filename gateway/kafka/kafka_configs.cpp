@@ -42,13 +42,14 @@ void add_synonyms(std::vector<config_synonym>& statics,
                   const std::string& value) {
   auto doc = doc_of(name);
   if (doc && doc->default_value != value)
-    statics.push_back({std::string{name}, value,
-                       config_source::static_broker_config});
+    statics.push_back(
+      {std::string{name}, value, config_source::static_broker_config});
   if (doc && kafka_defaults(name))
     defaults.push_back({std::string{name}, std::string{doc->default_value},
                         config_source::default_config});
   else if (!doc && kafka_defaults(name))
-    defaults.push_back({std::string{name}, value, config_source::default_config});
+    defaults.push_back(
+      {std::string{name}, value, config_source::default_config});
 }
 
 config_source source_of(const std::vector<config_synonym>& synonyms) {
@@ -116,8 +117,8 @@ config_entry topic_entry(const cluster_config& c, const std::string& topic,
     if (i == 0) {
       add_synonyms(statics, defaults, name, broker_value);
     } else if (auto value = coarser_default(name)) {
-      defaults.push_back(
-        {std::string{name}, std::string{*value}, config_source::default_config});
+      defaults.push_back({std::string{name}, std::string{*value},
+                          config_source::default_config});
     }
   }
   statics.insert(statics.end(), defaults.begin(), defaults.end());
@@ -162,9 +163,9 @@ config_type described_type(config_value_type type) {
   return config_type::string;
 }
 
-std::vector<config_entry>
-topic_config_entries(const cluster_config& c, const std::string& topic,
-                     const topic_configs& overrides) {
+std::vector<config_entry> topic_config_entries(const cluster_config& c,
+                                               const std::string& topic,
+                                               const topic_configs& overrides) {
   using t = config_type;
   auto& log = c.log;
   std::vector<config_entry> out{

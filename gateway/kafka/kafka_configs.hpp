@@ -64,9 +64,9 @@ struct config_entry {
 /// Topic `topic`'s configs, sorted by name: every config troupe supports
 /// (domain/topic_config.hpp) with `overrides` applied, and the Kafka topic
 /// configs troupe has fixed (compression.type, flush.*, ...), read-only.
-std::vector<config_entry>
-topic_config_entries(const cluster_config& config, const std::string& topic,
-                     const topic_configs& overrides);
+std::vector<config_entry> topic_config_entries(const cluster_config& config,
+                                               const std::string& topic,
+                                               const topic_configs& overrides);
 
 /// Broker `broker_id`'s configs.
 std::vector<config_entry> broker_configs(const cluster_config& config,

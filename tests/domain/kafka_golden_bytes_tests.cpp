@@ -1090,10 +1090,9 @@ TEST_CASE("AlterConfigs v2 response golden bytes from the JSON schema: "
   x.throttle_time_ms = 5;
   x.responses = {{error_code::unknown_topic_or_partition, std::nullopt,
                   config_resource_topic, "gone"}};
-  auto y = golden_response(spec_alter_configs_v2_response,
-                           api_key::alter_configs, 2, 42,
-                           encode_alter_configs_response,
-                           decode_alter_configs_response, x);
+  auto y = golden_response(
+    spec_alter_configs_v2_response, api_key::alter_configs, 2, 42,
+    encode_alter_configs_response, decode_alter_configs_response, x);
   CHECK(y.throttle_time_ms == 5);
   REQUIRE(y.responses.size() == 1);
   CHECK(y.responses[0].error == error_code::unknown_topic_or_partition);

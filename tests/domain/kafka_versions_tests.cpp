@@ -454,12 +454,12 @@ alter_configs_response full_alter_configs_response() {
 }
 
 incremental_alter_configs_request full_incremental_alter_configs_request() {
-  return {{{config_resource_topic,
-            "orders",
-            {{"cleanup.policy", config_operation_append,
-              std::string{"compact"}},
-             {"retention.ms", config_operation_delete, std::nullopt}}}},
-          true};
+  return {
+    {{config_resource_topic,
+      "orders",
+      {{"cleanup.policy", config_operation_append, std::string{"compact"}},
+       {"retention.ms", config_operation_delete, std::nullopt}}}},
+    true};
 }
 
 incremental_alter_configs_response full_incremental_alter_configs_response() {

@@ -1192,8 +1192,8 @@ TEST_CASE("AlterConfigs and IncrementalAlterConfigs refuse as Kafka's "
     {wire::config_resource_broker_logger, "0", {}}};
   create_topic(c, "wire-alter-2");
   auto old = c.call<wire::alter_configs_response>(
-    wire::api_key::alter_configs, 0, legacy,
-    wire::encode_alter_configs_request, wire::decode_alter_configs_response);
+    wire::api_key::alter_configs, 0, legacy, wire::encode_alter_configs_request,
+    wire::decode_alter_configs_response);
   REQUIRE(old.responses.size() == 3);
   CHECK(old.responses[0].error == error_code::invalid_request);
   CHECK(old.responses[1].error == error_code::none);
