@@ -357,3 +357,43 @@ TEST_CASE("message.timestamp.type=LogAppendTime stamps the leader's batch "
   CHECK(h->max_timestamp >= before);
   CHECK(h->max_timestamp < before + 60000);
 }
+
+TEST_CASE("the leader epoch cache survives a clean that removed an epoch's "
+          "batches and a restart (leader-epoch-checkpoint)") {
+  auto config = small_logs();
+  log_fixture fx{config};
+  topic_partition tp{"__consumer_offsets", 1};
+  auto ts = wall_clock_ms();
+  // Epoch 1: offsets 0..99; epoch 3: 100..299 overwrite every key.
+  for (int i = 0; i < 100; ++i)
+    REQUIRE(fx.append(tp, keyed_batch({{"g" + std::to_string(i % 10), "a"}},
+                                      ts),
+                      1)
+              .error
+            == error_code::none);
+  for (int i = 0; i < 200; ++i)
+    REQUIRE(fx.append(tp, keyed_batch({{"g" + std::to_string(i % 10), "b"}},
+                                      ts),
+                      3)
+              .error
+            == error_code::none);
+  auto epoch_end = [&](int32_t epoch) {
+    auto r = fx.ask<log_epoch_response>(fx.logs,
+                                        log_epoch_request{tp, epoch, -1});
+    REQUIRE(r.ready());
+    return std::make_pair(r.get().epoch, r.get().end_offset);
+  };
+  REQUIRE(epoch_end(1) == std::make_pair(1, int64_t{100}));
+  REQUIRE(epoch_end(2) == std::make_pair(1, int64_t{100}));
+  fx.advance(1500, 50); // cleaned: no batch of epoch 1 is left
+  auto records = read_all(fx, tp);
+  REQUIRE_FALSE(records.empty());
+  REQUIRE(records.begin()->first >= 100);
+  caf::anon_send_exit(fx.logs, caf::exit_reason::user_shutdown);
+  fx.run();
+  fx.start();
+  // KIP-101's answer is still the log's history, not its survivors'.
+  CHECK(epoch_end(1) == std::make_pair(1, int64_t{100}));
+  CHECK(epoch_end(2) == std::make_pair(1, int64_t{100}));
+  CHECK(epoch_end(3).first == 3);
+}
