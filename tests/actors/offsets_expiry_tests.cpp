@@ -12,6 +12,7 @@
 #include "actors/node.hpp"
 #include "domain/consumer_protocol.hpp"
 #include "domain/java_hash.hpp"
+#include "domain/log/record_batch.hpp"
 #include "domain/replication/cluster_metadata.hpp"
 #include "tests/actors/sim_fixture.hpp"
 #include "tests/actors/temp_dir.hpp"
@@ -30,6 +31,12 @@ struct expiry_fixture : test::sim_fixture {
 
   expiry_fixture() {
     config.seed = 7;
+    // Small __consumer_offsets segments and an eager cleaner: compaction
+    // runs while the tests wait.
+    config.offsets_topic_segment_bytes = 2048;
+    config.log_cleaner_backoff_ms = 200;
+    config.log.min_cleanable_dirty_ratio = 0.01;
+    config.log.delete_retention_ms = 1000;
     config.log_dirs = dir.path;
     config.detached_io = false;
     // One offsets partition: every group shares it, and its expiry run.
@@ -38,8 +45,7 @@ struct expiry_fixture : test::sim_fixture {
     config.group.initial_rebalance_delay_ms = 0;
     config.group.offsets_retention_ms = retention_ms;
     config.group.offsets_retention_check_interval_ms = check_ms;
-    node = spawn_embedded_node(sys, config, listener);
-    run();
+    start();
     auto created = ask<create_topics_response>(
       node.controller, create_topics_request{{{"t", 2, 3}}});
     REQUIRE(created.get().topics.at(0).error == error_code::none);
@@ -47,6 +53,15 @@ struct expiry_fixture : test::sim_fixture {
   }
 
   ~expiry_fixture() {
+    stop();
+  }
+
+  void start() {
+    node = spawn_embedded_node(sys, config, listener);
+    run();
+  }
+
+  void stop() {
     stop_embedded_node(node);
     run();
   }
@@ -148,6 +163,34 @@ struct expiry_fixture : test::sim_fixture {
       broker(), heartbeat_request{group, generation, member, ""});
     REQUIRE(h.ready());
     REQUIRE(h.get().error == error_code::none);
+  }
+
+  /// What a fetch of __consumer_offsets-0 from its start reads: how many
+  /// records, and the offset after the last batch. Fewer records than
+  /// offsets: the cleaner left holes.
+  std::pair<int64_t, int64_t> offsets_topic_records() {
+    int64_t count = 0;
+    int64_t next = 0;
+    for (;;) {
+      auto f = ask<fetch_response>(
+        broker(), fetch_request{{offsets_topic, 0}, -1, next, 1 << 20, 0, 1,
+                                -1});
+      REQUIRE(f.ready());
+      REQUIRE(f.get().error == error_code::none);
+      auto& data = f.get().records;
+      if (data.empty())
+        return {count, next};
+      size_t pos = 0;
+      while (pos < data.size()) {
+        auto size = next_batch_size(data.data() + pos, data.size() - pos);
+        REQUIRE(size);
+        auto header = parse_header(data.data() + pos, *size);
+        REQUIRE(header);
+        count += header->records_count;
+        next = header->base_offset + header->last_offset_delta + 1;
+        pos += *size;
+      }
+    }
   }
 
   /// The coordinator's broker stops; another replica of the partition
@@ -291,4 +334,39 @@ TEST_CASE("a KIP-848 consumer group's offsets expire and the empty group is "
   described = fx.ask<consumer_group_describe_response>(
     fx.broker(), consumer_group_describe_request{{"cg"}, false});
   CHECK(described.get().groups.at(0).error == error_code::group_id_not_found);
+}
+
+TEST_CASE("after expiry, compaction and a restart of the node the expired "
+          "groups are gone and every other group is intact") {
+  expiry_fixture fx;
+  auto [m1, g1] = fx.stable_group("emptied");
+  fx.commit("emptied", 0, 1, g1, m1);
+  fx.leave("emptied", m1);
+  fx.commit("solo", 1, 2);
+  fx.wait(retention_ms / 2);
+  fx.commit("recent", 0, 3);
+  // Another group commits on: segments roll and the cleaner has work.
+  for (int i = 0; i < 40; ++i) {
+    fx.commit("busy", 0, 100 + i);
+    fx.wait(900);
+  }
+  // 66 s after the first commits, 36 s after the recent one.
+  CHECK(fx.committed("emptied") == -1);
+  CHECK(fx.committed("solo", 1) == -1);
+  CHECK(fx.committed("recent") == 3);
+  CHECK(fx.listed() == std::vector<std::string>{"busy", "recent"});
+  // The cleaner ran: the busy group's older commits and the expired
+  // groups' values are gone, offsets stay (holes).
+  auto [records, end] = fx.offsets_topic_records();
+  INFO(records << " records below offset " << end);
+  CHECK(end > 40);
+  CHECK(records < end / 2);
+  fx.stop();
+  fx.start();
+  fx.advance(2000, 10);
+  CHECK(fx.committed("emptied") == -1);
+  CHECK(fx.committed("solo", 1) == -1);
+  CHECK(fx.committed("recent") == 3);
+  CHECK(fx.committed("busy") == 139);
+  CHECK(fx.listed() == std::vector<std::string>{"busy", "recent"});
 }
