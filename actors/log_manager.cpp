@@ -126,6 +126,7 @@ managed_log* log_for(log_manager_ptr self, const topic_partition& tp) {
   m.epochs.truncate_from_end(m.log->log_end_offset());
   m.epochs.truncate_from_start(m.log->log_start_offset());
   m.cleaner_checkpoint = read_cleaner_checkpoint(dir);
+  m.stable_offset = m.cleaner_checkpoint;
   return &st.logs.emplace(tp, std::move(m)).first->second;
 }
 
@@ -319,6 +320,7 @@ list_offsets_response offset_of_max_timestamp(managed_log& m) {
 void after_truncation(managed_log& m) {
   auto leo = m.log->log_end_offset();
   update_epochs(m, [&](auto& c) { c.truncate_from_end(leo); });
+  m.stable_offset = std::min(m.stable_offset, leo);
   if (m.cleaner_checkpoint > leo) {
     m.cleaner_checkpoint = leo;
     if (!write_cleaner_checkpoint(m.log->dir(), leo))
@@ -346,7 +348,8 @@ bool start_clean(log_manager_ptr self, int64_t now) {
     if (!m.log->config().compact || m.log->failed()
         || steady < m.next_clean_check_ms)
       continue;
-    auto range = find_cleanable(*m.log, m.cleaner_checkpoint, now);
+    auto range =
+      find_cleanable(*m.log, m.cleaner_checkpoint, now, m.stable_offset);
     if (!range) {
       spdlog::error("log_manager: cannot plan a clean of {}: {}",
                     to_string(tp), m.log->last_error());
@@ -458,6 +461,8 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
         res.error = error_code::kafka_storage_error;
         return res;
       }
+      if (req.high_watermark > m->stable_offset)
+        m->stable_offset = req.high_watermark;
       res.error =
         req.as_follower
           ? append_as_follower(self, *m, req, &res.base_offset)
@@ -478,6 +483,9 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
         res.error = error_code::invalid_request;
         return res;
       }
+      // A consumer's read stops at the high watermark.
+      if (req.max_offset > m->stable_offset)
+        m->stable_offset = req.max_offset;
       if (req.max_offset >= 0 && req.offset >= req.max_offset)
         return res; // nothing below the limit yet
       auto read = m->log->read(req.offset, static_cast<size_t>(req.max_bytes));

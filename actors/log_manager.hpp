@@ -23,6 +23,11 @@ struct managed_log {
   /// The cleaner's first dirty offset (its cleaner-offset-checkpoint), -1
   /// before the first clean.
   int64_t cleaner_checkpoint = -1;
+  /// The highest high watermark its replica reported (appends, consumer
+  /// reads): the cleaner cleans whole segments below it only, so nothing
+  /// a truncation could still remove is compacted away (Kafka cleans below
+  /// the last stable offset). From the cleaner checkpoint at open.
+  int64_t stable_offset = -1;
   /// When the cleaner looks at this log again (log.cleaner.backoff.ms).
   int64_t next_clean_check_ms = 0;
 };

@@ -543,7 +543,7 @@ void produce(replica_ptr self, produce_request req,
     release_parked(self, idempotent->producer_id);
   };
   log_append_request append{st.partition, st.leader->leader_epoch(),
-                            std::move(req.batch), false};
+                            std::move(req.batch), false, st.high_watermark};
   self->request(st.log, caf::infinite, std::move(append))
     .then(
       [self, take, settle, id, acks, timeout, epoch](log_append_response& a) {
@@ -682,7 +682,8 @@ void fetch_from_leader(replica_ptr self) {
         std::vector<std::pair<producer_batch, int64_t>> copies;
         if (st.producers_current)
           copies = producer_batches_in(r.records, st.log_end_offset);
-        log_append_request append{st.partition, -1, std::move(r.records), true};
+        log_append_request append{st.partition, -1, std::move(r.records), true,
+                                  st.high_watermark};
         self->request(st.log, caf::infinite, std::move(append))
           .then(
             [self, epoch, backoff, leader_hw, next_epoch,

@@ -223,6 +223,9 @@ struct log_append_request {
   /// with their offsets and leader epochs; the first must start at the log
   /// end offset.
   bool as_follower = false;
+  /// The replica's high watermark (-1: unknown): the log cleaner cleans
+  /// only below it, as Kafka's never passes the last stable offset.
+  int64_t high_watermark = -1;
 };
 
 struct log_append_response {
@@ -439,7 +442,8 @@ typename Inspector::result_type inspect(Inspector& f,
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, log_append_request& x) {
-  return f(x.partition, x.leader_epoch, x.batch, x.as_follower);
+  return f(x.partition, x.leader_epoch, x.batch, x.as_follower,
+           x.high_watermark);
 }
 
 template <class Inspector>

@@ -44,9 +44,13 @@ struct log_fixture : test::sim_fixture {
     run();
   }
 
+  /// A leader's append; `high_watermark` as its replica reports it (by
+  /// default every record is replicated).
   log_append_response append(topic_partition tp, std::vector<uint8_t> b,
-                             int32_t epoch = 0) {
-    auto p = ask<log_append_response>(logs, log_append_request{tp, epoch, b});
+                             int32_t epoch = 0,
+                             int64_t high_watermark = INT64_MAX) {
+    auto p = ask<log_append_response>(
+      logs, log_append_request{tp, epoch, b, false, high_watermark});
     REQUIRE(p.ready());
     return p.get();
   }
@@ -396,4 +400,27 @@ TEST_CASE("the leader epoch cache survives a clean that removed an epoch's "
   CHECK(epoch_end(1) == std::make_pair(1, int64_t{100}));
   CHECK(epoch_end(2) == std::make_pair(1, int64_t{100}));
   CHECK(epoch_end(3).first == 3);
+}
+
+TEST_CASE("the cleaner cleans only below the high watermark its replica "
+          "reports") {
+  auto config = small_logs();
+  log_fixture fx{config};
+  topic_partition tp{"__consumer_offsets", 2};
+  auto ts = wall_clock_ms();
+  // Nothing replicated yet: the high watermark stays 0.
+  for (int i = 0; i < 300; ++i)
+    REQUIRE(fx.append(tp, keyed_batch({{"g" + std::to_string(i % 10), "x"}},
+                                      ts),
+                      0, 0)
+              .error
+            == error_code::none);
+  auto before = read_all(fx, tp);
+  fx.advance(3000, 50);
+  CHECK(read_all(fx, tp).size() == before.size());
+  // The followers caught up: the next append reports it.
+  REQUIRE(fx.append(tp, keyed_batch({{"g0", "y"}}, ts), 0, 300).error
+          == error_code::none);
+  fx.advance(3000, 50);
+  CHECK(read_all(fx, tp).size() < before.size());
 }
