@@ -17,4 +17,14 @@ int64_t wall_clock_ms() {
     .count();
 }
 
+int64_t wall_now_ms(caf::local_actor* self) {
+  static const int64_t shift = [] {
+    using namespace std::chrono;
+    auto steady =
+      duration_cast<milliseconds>(steady_clock::now().time_since_epoch());
+    return wall_clock_ms() - steady.count();
+  }();
+  return now_ms(self) + shift;
+}
+
 } // namespace troupe

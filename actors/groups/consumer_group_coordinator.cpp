@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
-#include "actors/groups/group_clock.hpp"
 #include "actors/groups/offsets_writer.hpp"
 #include "actors/metrics.hpp"
 #include "storage/offsets_records.hpp"
@@ -91,7 +90,7 @@ void on_written(self_ptr self, error_code e) {
     deliver(error);
   for (auto& deliver : behind.answers)
     deliver(error);
-  st.g->restore(st.durable, group_clock_ms(self));
+  st.g->restore(st.durable, wall_now_ms(self));
   apply_effects(self);
 }
 
@@ -151,7 +150,7 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
   st.g->update_topics(topics);
   st.listener = std::move(listener);
   if (loaded.exists || !loaded.offsets.empty())
-    st.g->restore(loaded, group_clock_ms(self));
+    st.g->restore(loaded, wall_now_ms(self));
   st.durable = std::move(loaded);
   apply_effects(self);
   // The broker links its coordinators: when it goes, they resign.
@@ -173,7 +172,7 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
       } else {
         count(metrics().heartbeats);
       }
-      auto res = self->state.g->heartbeat(req, group_clock_ms(self));
+      auto res = self->state.g->heartbeat(req, wall_now_ms(self));
       apply_effects(self);
       if (!self->state.log.durable())
         return res;
@@ -192,7 +191,7 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
     },
     [self](offset_commit_request& req) -> caf::result<offset_commit_response> {
       count(metrics().commits);
-      auto res = self->state.g->commit(req, group_clock_ms(self));
+      auto res = self->state.g->commit(req, wall_now_ms(self));
       apply_effects(self);
       if (!self->state.log.durable())
         return res;
@@ -232,18 +231,18 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
     },
     [self](consumer_group_session_timeout& t) {
       self->state.g->on_session_timer(t.member_id, t.timer,
-                                      group_clock_ms(self));
+                                      wall_now_ms(self));
       apply_effects(self);
       flush(self);
     },
     [self](consumer_group_rebalance_timeout& t) {
       self->state.g->on_rebalance_timer(t.member_id, t.timer,
-                                        group_clock_ms(self));
+                                        wall_now_ms(self));
       apply_effects(self);
       flush(self);
     },
     [self](consumer_group_assignment_timeout& t) {
-      self->state.g->on_assignment_timer(t.timer, group_clock_ms(self));
+      self->state.g->on_assignment_timer(t.timer, wall_now_ms(self));
       apply_effects(self);
       flush(self);
     },
@@ -254,7 +253,7 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
       // the group as it was written.
       auto& g = *self->state.g;
       auto expiry =
-        g.expire_offsets(group_clock_ms(self), g.config().offsets_retention_ms);
+        g.expire_offsets(wall_now_ms(self), g.config().offsets_retention_ms);
       apply_effects(self);
       if (expiry.empty())
         return offsets_expiry_result{};

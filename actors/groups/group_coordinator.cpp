@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
-#include "actors/groups/group_clock.hpp"
 #include "actors/groups/offsets_writer.hpp"
 #include "actors/member_session.hpp"
 #include "actors/metrics.hpp"
@@ -65,7 +64,7 @@ void store_group(group_coordinator_ptr self, int32_t generation) {
   // GroupMetadataValue's currentStateTimestamp: offsets expiry counts an
   // Empty group's time from it, on any coordinator.
   sg.timestamp_ms =
-    g.current_state_timestamp_ms().value_or(group_clock_ms(self));
+    g.current_state_timestamp_ms().value_or(wall_now_ms(self));
   for (auto m : g.members_in_join_order()) {
     auto metadata = m->metadata_for(g.protocol_name());
     sg.members.push_back({m->member_id, m->group_instance_id, m->client_id,
@@ -80,7 +79,7 @@ void store_group(group_coordinator_ptr self, int32_t generation) {
     if (generation >= 0) {
       self->state.g->on_group_stored(
         generation, offsets_write_error(offsets_write::group_metadata, e),
-        group_clock_ms(self));
+        wall_now_ms(self));
       apply_effects(self);
     }
   };
@@ -177,7 +176,7 @@ caf::result<offsets_expiry_result> expire_offsets(group_coordinator_ptr self) {
   for (auto& [id, c] : st.pending_commits)
     for (auto& p : c.response.partitions)
       pending.insert({p.topic, p.partition});
-  auto expired = g.expire_offsets(group_clock_ms(self),
+  auto expired = g.expire_offsets(wall_now_ms(self),
                                   g.config().offsets_retention_ms, pending);
   apply_effects(self);
   if (expired.empty())
@@ -225,7 +224,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
   config.store_before_sync = offsets_log != nullptr;
   st.g = std::make_unique<group>(std::move(group_id), config, std::move(store),
                                  seed);
-  st.g->restore(std::move(loaded.snapshot), group_clock_ms(self));
+  st.g->restore(std::move(loaded.snapshot), wall_now_ms(self));
   st.listener = std::move(listener);
   st.log = {std::move(offsets_log), std::move(offsets_partition),
             config.offset_commit_timeout_ms};
@@ -240,7 +239,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
       metrics().last_join_ns.store(
         std::chrono::steady_clock::now().time_since_epoch().count(),
         std::memory_order_relaxed);
-      auto res = self->state.g->join(req, group_clock_ms(self));
+      auto res = self->state.g->join(req, wall_now_ms(self));
       if (res.parked()) {
         auto rp = self->make_response_promise<join_group_response>();
         self->state.joins[res.parked_member_id].push_back(rp);
@@ -252,7 +251,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
     },
     [self](sync_group_request& req) -> caf::result<sync_group_response> {
       count(metrics().syncs);
-      auto res = self->state.g->sync(req, group_clock_ms(self));
+      auto res = self->state.g->sync(req, wall_now_ms(self));
       if (res.parked()) {
         auto rp = self->make_response_promise<sync_group_response>();
         self->state.syncs[res.parked_member_id].push_back(rp);
@@ -264,20 +263,20 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
     },
     [self](heartbeat_request& req) {
       count(metrics().heartbeats);
-      auto res = self->state.g->heartbeat(req, group_clock_ms(self));
+      auto res = self->state.g->heartbeat(req, wall_now_ms(self));
       apply_effects(self);
       return res;
     },
     [self](leave_group_request& req) {
       count(metrics().leaves);
-      auto res = self->state.g->leave(req, group_clock_ms(self));
+      auto res = self->state.g->leave(req, wall_now_ms(self));
       apply_effects(self);
       return res;
     },
     [self](offset_commit_request& req) -> caf::result<offset_commit_response> {
       count(metrics().commits);
       auto& st = self->state;
-      auto now = group_clock_ms(self);
+      auto now = wall_now_ms(self);
       if (!st.log.durable()) {
         auto res = st.g->commit(req, now);
         apply_effects(self);
@@ -342,7 +341,7 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
       count(metrics().session_checks);
       bool was_member = self->state.g->has_member(req.member_id);
       auto next =
-        self->state.g->check_session(req.member_id, group_clock_ms(self));
+        self->state.g->check_session(req.member_id, wall_now_ms(self));
       apply_effects(self);
       if (!next) {
         if (was_member)
@@ -354,11 +353,11 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
       return session_verdict{*next};
     },
     [self](join_timeout& t) {
-      self->state.g->on_join_timer(t.epoch, group_clock_ms(self));
+      self->state.g->on_join_timer(t.epoch, wall_now_ms(self));
       apply_effects(self);
     },
     [self](sync_timeout& t) {
-      self->state.g->on_sync_timer(t.epoch, group_clock_ms(self));
+      self->state.g->on_sync_timer(t.epoch, wall_now_ms(self));
       apply_effects(self);
     },
     [self](offsets_expiry_check&) -> caf::result<offsets_expiry_result> {

@@ -10,7 +10,6 @@
 #include "actors/ask.hpp"
 #include "actors/clock.hpp"
 #include "actors/groups/consumer_group_coordinator.hpp"
-#include "actors/groups/group_clock.hpp"
 #include "actors/groups/group_coordinator.hpp"
 #include "actors/groups/offsets_load.hpp"
 #include "actors/groups/offsets_writer.hpp"
@@ -227,7 +226,7 @@ void replace_empty_group(self_ptr self, const std::string& group_id,
             [=](offset_fetch_response& fetched) {
               if (!current())
                 return;
-              auto offsets = offsets_of(fetched, group_clock_ms(self));
+              auto offsets = offsets_of(fetched, wall_now_ms(self));
               std::vector<record_kv> tombstones;
               if (to_consumer) {
                 tombstones.push_back(group_tombstone(group_id));
@@ -596,7 +595,7 @@ void finish_load(self_ptr self, int32_t partition,
            || coordinator_for(self, id) != st.node_id;
   };
   size_t created = 0;
-  auto now = group_clock_ms(self);
+  auto now = wall_now_ms(self);
   for (auto& [id, offsets] : loaded.offsets)
     for (auto& [tp, value] : offsets)
       value.commit_timestamp_ms =

@@ -5,7 +5,6 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/groups/group_clock.hpp"
 #include "actors/groups/offsets_writer.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
@@ -44,7 +43,7 @@ void rewrite_legacy_records(group_service_ptr self, int32_t partition,
   log.partition = {offsets_topic, partition};
   log.timeout_ms = st.config.group.offset_commit_timeout_ms;
   // Stamped in the coordinators' time, as their own commits are.
-  auto batches = upgrade_batches(state, group_clock_ms(self));
+  auto batches = upgrade_batches(state, wall_now_ms(self));
   spdlog::info("broker {}: {}-{} holds {} keys of troupe's old record format: "
                "rewriting them in Kafka's ({} batches)",
                st.node_id, offsets_topic, partition, state.legacy_keys.size(),

@@ -32,9 +32,9 @@ struct offsets_log {
   }
 };
 
-/// Appends `records` as one batch stamped `now`; `done(error_code)` gets
-/// the replica's answer as it is (REQUEST_TIMED_OUT when none came): each
-/// caller maps it to what its client understands. Without a replica,
+/// Appends `records` as one batch stamped with the wall clock;
+/// `done(error_code)` gets the replica's answer as it is (REQUEST_TIMED_OUT
+/// when none came): each caller maps it to what its client understands. Without a replica,
 /// `done(none)` runs at once.
 template <class Self, class Done>
 void write_offsets(Self* self, const offsets_log& log,
@@ -43,7 +43,9 @@ void write_offsets(Self* self, const offsets_log& log,
     done(error_code::none);
     return;
   }
-  auto now = now_ms(self);
+  // Record timestamps are wall-clock time, as Kafka's: tools that read the
+  // topic show them as dates.
+  auto now = wall_now_ms(self);
   std::vector<record> batch;
   batch.reserve(records.size());
   for (auto& kv : records)
