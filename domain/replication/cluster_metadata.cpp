@@ -111,18 +111,24 @@ cluster_metadata::broker_started(int32_t broker_id, bool broker_unclean) {
       auto& p = partitions[i];
       if (p.leader != -1 || !contains(p.replicas, broker_id))
         continue;
-      auto next = elect(p, unclean);
-      if (!next)
-        continue;
-      p.leader = *next;
-      ++p.leader_epoch;
-      ++p.partition_epoch;
-      if (!contains(p.isr, *next))
-        p.isr = {*next};
-      changes.push_back({{topic, static_cast<int32_t>(i)}, p});
+      if (elect_offline_leader(p, unclean))
+        changes.push_back({{topic, static_cast<int32_t>(i)}, p});
     }
   }
   return changes;
+}
+
+bool cluster_metadata::elect_offline_leader(partition_state& p,
+                                            bool unclean) const {
+  auto next = elect(p, unclean);
+  if (!next)
+    return false;
+  p.leader = *next;
+  ++p.leader_epoch;
+  ++p.partition_epoch;
+  if (!contains(p.isr, *next))
+    p.isr = {*next}; // an unclean election: the ISR is the new leader alone
+  return true;
 }
 
 std::vector<partition_change>
@@ -138,15 +144,8 @@ cluster_metadata::elect_offline(const std::string& topic,
     auto& p = partitions[i];
     if (p.leader != -1)
       continue;
-    auto next = elect(p, unclean);
-    if (!next)
-      continue;
-    p.leader = *next;
-    ++p.leader_epoch;
-    ++p.partition_epoch;
-    if (!contains(p.isr, *next))
-      p.isr = {*next};
-    changes.push_back({{topic, static_cast<int32_t>(i)}, p});
+    if (elect_offline_leader(p, unclean))
+      changes.push_back({{topic, static_cast<int32_t>(i)}, p});
   }
   return changes;
 }

@@ -195,6 +195,9 @@ public:
 private:
   std::optional<int32_t> elect(const partition_state& p,
                                bool unclean_election) const;
+  /// Gives an offline partition the leader elect() picks, with leader and
+  /// partition epoch + 1; false when there is none to pick.
+  bool elect_offline_leader(partition_state& p, bool unclean_election) const;
   bool unclean_for(const std::string& topic, bool broker_setting) const;
 
   std::map<int32_t, bool> brokers_;
