@@ -10,7 +10,7 @@
 #include "actors/node.hpp"
 #include "domain/log/record_batch.hpp"
 #include "tests/actors/sim_fixture.hpp"
-#include "tests/actors/temp_dir.hpp"
+#include "tests/temp_dir.hpp"
 
 using namespace troupe;
 

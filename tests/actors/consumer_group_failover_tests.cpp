@@ -10,7 +10,7 @@
 #include "domain/java_hash.hpp"
 #include "domain/replication/cluster_metadata.hpp"
 #include "tests/actors/sim_fixture.hpp"
-#include "tests/actors/temp_dir.hpp"
+#include "tests/temp_dir.hpp"
 
 using namespace troupe;
 

@@ -12,7 +12,7 @@
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
 #include "tests/actors/sim_fixture.hpp"
-#include "tests/actors/temp_dir.hpp"
+#include "tests/temp_dir.hpp"
 
 using namespace troupe;
 using troupe::test::temp_dir;

@@ -15,7 +15,7 @@
 #include "domain/log/record_batch.hpp"
 #include "domain/replication/cluster_metadata.hpp"
 #include "tests/actors/sim_fixture.hpp"
-#include "tests/actors/temp_dir.hpp"
+#include "tests/temp_dir.hpp"
 
 using namespace troupe;
 

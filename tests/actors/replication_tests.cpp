@@ -17,7 +17,7 @@
 #include "domain/replication/cluster_metadata.hpp"
 #include "tests/actors/record_values.hpp"
 #include "tests/actors/sim_fixture.hpp"
-#include "tests/actors/temp_dir.hpp"
+#include "tests/temp_dir.hpp"
 
 using namespace troupe;
 using troupe::test::batch_of;

@@ -21,6 +21,7 @@
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
 #include "domain/log/segment_log.hpp"
+#include "tests/temp_dir.hpp"
 
 using namespace troupe;
 
@@ -28,24 +29,7 @@ namespace {
 
 using bytes = std::vector<uint8_t>;
 
-struct temp_dir {
-  std::string path;
-
-  temp_dir() {
-    char tmpl[] = "/tmp/troupe_cleaner_test_XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-
-  ~temp_dir() {
-    ::nftw(
-      path.c_str(),
-      [](const char* p, const struct stat*, int, struct FTW*) {
-        return ::remove(p);
-      },
-      16, FTW_DEPTH | FTW_PHYS);
-  }
-};
+using test::temp_dir;
 
 std::vector<std::string> list_dir(const std::string& dir) {
   std::vector<std::string> names;

@@ -17,6 +17,7 @@
 
 #include "domain/log/record_batch.hpp"
 #include "domain/log/segment_log.hpp"
+#include "tests/temp_dir.hpp"
 
 using namespace troupe;
 
@@ -26,28 +27,7 @@ using bytes = std::vector<uint8_t>;
 
 // -- a fresh directory per test -----------------------------------------------
 
-struct temp_dir {
-  std::string path;
-
-  temp_dir() {
-    char tmpl[] = "/tmp/troupe_log_test_XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-
-  ~temp_dir() {
-    ::nftw(
-      path.c_str(),
-      [](const char* p, const struct stat*, int, struct FTW*) {
-        return ::remove(p);
-      },
-      16, FTW_DEPTH | FTW_PHYS);
-  }
-
-  std::string operator/(const std::string& name) const {
-    return path + "/" + name;
-  }
-};
+using test::temp_dir;
 
 // -- files ----------------------------------------------------------------------
 

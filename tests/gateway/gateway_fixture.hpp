@@ -15,7 +15,7 @@
 #include "actors/node.hpp"
 #include "gateway/rest/api.hpp"
 #include "tests/actors/sim_fixture.hpp"
-#include "tests/actors/temp_dir.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace troupe::test {
 

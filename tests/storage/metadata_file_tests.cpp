@@ -6,23 +6,13 @@
 #include <string>
 
 #include "storage/metadata_file.hpp"
+#include "tests/temp_dir.hpp"
 
 using namespace troupe;
 
 namespace {
 
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    char tmpl[] = "/tmp/troupe-meta-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() {
-    std::string cmd = "rm -rf '" + path + "'";
-    if (std::system(cmd.c_str()) != 0)
-      std::perror("rm");
-  }
-};
+using test::temp_dir;
 
 } // namespace
 
