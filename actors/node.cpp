@@ -35,9 +35,11 @@ size_t configure_actor_system(caf::actor_system_config& cfg,
   return threads;
 }
 
-embedded_node spawn_embedded_node(caf::actor_system& sys,
-                                  const cluster_config& config,
-                                  event_listener_actor listener) {
+embedded_node
+spawn_embedded_node(caf::actor_system& sys, const cluster_config& config,
+                    event_listener_actor listener,
+                    [[maybe_unused]] std::shared_ptr<security::security_store>
+                      security) {
   embedded_node node;
   auto metadata = load_cluster_metadata(config);
   if (auto err = std::get_if<std::string>(&metadata))

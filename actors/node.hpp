@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -8,6 +9,10 @@
 #include "domain/cluster_config.hpp"
 #include "domain/properties.hpp"
 #include "messages/interfaces.hpp"
+
+namespace troupe::security {
+class security_store;
+} // namespace troupe::security
 
 namespace troupe {
 
@@ -32,9 +37,13 @@ size_t configure_actor_system(
 /// Throws std::runtime_error when the metadata under log.dirs exists but
 /// cannot be read (the caller reports it and stops).
 /// `listener` (may be null) receives every group's state transitions.
-embedded_node spawn_embedded_node(caf::actor_system& sys,
-                                  const cluster_config& config,
-                                  event_listener_actor listener = {});
+/// `security` (may be null) is the process's security store: the controller
+/// replaces its snapshot with the stored ACLs and SCRAM credentials at start
+/// and after each change (docs/ARCHITECTURE.md §9).
+embedded_node spawn_embedded_node(
+  caf::actor_system& sys, const cluster_config& config,
+  event_listener_actor listener = {},
+  std::shared_ptr<security::security_store> security = nullptr);
 
 /// Stops every broker (their coordinators answer what is parked with
 /// NOT_COORDINATOR) and the controller.

@@ -21,6 +21,7 @@
 #include "actors/node.hpp"
 #include "app/demo.hpp"
 #include "cluster/cluster_node.hpp"
+#include "domain/security/security_store.hpp"
 #include "gateway/http/server.hpp"
 #include "gateway/kafka/kafka_listener.hpp"
 #include "gateway/rest/api.hpp"
@@ -120,7 +121,12 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
   auto config = given;
   bool clustered = config.zookeeper.enabled();
   std::optional<cluster_node> cluster;
+  // The ACLs and SCRAM credentials every door of this process consults
+  // (docs/ARCHITECTURE.md §9): filled and kept current by the controller.
+  auto security =
+    std::make_shared<security::security_store>(config.security.authorizer);
   kafka_listener_config kc;
+  kc.security = security;
   if (clustered) {
     check_log_dir(config.log_dirs);
     auto ep = endpoints_of(config);
@@ -152,7 +158,8 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
                                    if (fatal_reason.empty())
                                      fatal_reason = why;
                                    stop_requested = true;
-                                 });
+                                 },
+                                 security);
     node = cluster->node;
     // The one actor the other nodes reach: this node's controller.
     auto port = sys.middleman().publish(
@@ -165,7 +172,7 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
                                + ": " + caf::to_string(port.error()));
     }
   } else {
-    node = spawn_embedded_node(sys, config, events);
+    node = spawn_embedded_node(sys, config, events, security);
   }
   kafka_listener listener{sys, kc};
   std::unique_ptr<http_server> http;

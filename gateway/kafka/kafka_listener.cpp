@@ -81,6 +81,7 @@ void kafka_listener::start(const embedded_node& node,
     ctx.broker_id = static_cast<int32_t>(i);
     ctx.auto_create_topics = cluster.auto_create_topics;
     ctx.config = shared;
+    ctx.security = config_.security;
     try {
       auto a = std::make_shared<acceptor>(io_, tcp::endpoint{address, port},
                                           sys_, std::move(ctx), config_);

@@ -30,6 +30,9 @@ struct kafka_listener_config {
   size_t max_request_bytes = 104857600;
   /// connections.max.idle.ms
   int64_t connections_max_idle_ms = 600000;
+  /// The process's ACLs and SCRAM credentials (docs/ARCHITECTURE.md §9),
+  /// handed to every request's context; null: none.
+  std::shared_ptr<security::security_store> security;
 };
 
 class kafka_listener {
