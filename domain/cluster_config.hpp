@@ -5,6 +5,7 @@
 
 #include "domain/group_config.hpp"
 #include "domain/log/segment_log.hpp"
+#include "domain/security/security_config.hpp"
 
 namespace troupe {
 
@@ -95,6 +96,8 @@ struct cluster_config {
   /// Seed for member ids (0: random).
   uint64_t seed = 0;
   zookeeper_mode zookeeper;
+  /// Listeners, TLS, SASL, the authorizer (docs/ARCHITECTURE.md §9).
+  security::security_config security;
 };
 
 } // namespace troupe

@@ -31,6 +31,11 @@ struct kafka_session_state {
   std::map<uuid, std::string> topic_names;
   /// What the client said it is (ApiVersions v3+, KIP-511).
   std::string client_software;
+  /// Who the connection authenticated as (SASL, or the TLS client
+  /// certificate mapped by ssl.principal.mapping.rules; User:ANONYMOUS
+  /// otherwise) and its host, for the authorizer. Set by the connection
+  /// before the first request and after each re-authentication.
+  security::request_identity identity{"User:ANONYMOUS", ""};
 
   static inline const char* name = "kafka_session";
 };

@@ -16,6 +16,8 @@
 
 #include "domain/cluster_config.hpp"
 #include "domain/kafka/protocol.hpp"
+#include "domain/security/security_config.hpp"
+#include "domain/security/security_store.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {
@@ -46,6 +48,15 @@ struct kafka_request_context {
   /// The node's settings, for DescribeConfigs and CreateTopics' answers.
   std::shared_ptr<const cluster_config> config;
   std::string client_host;
+  /// The listener the connection came in on (its name in `listeners`,
+  /// "PLAINTEXT" by default) and its security protocol; Metadata,
+  /// FindCoordinator and DescribeCluster advertise every broker's endpoint
+  /// of this listener.
+  std::string listener_name = "PLAINTEXT";
+  security::listener_protocol protocol = security::listener_protocol::plaintext;
+  /// The ACLs and SCRAM credentials in force (docs/ARCHITECTURE.md §9);
+  /// null: no authorizer, nothing stored (tests of other behaviour).
+  std::shared_ptr<security::security_store> security;
 };
 
 /// The APIs and versions the listener serves and advertises: every version
