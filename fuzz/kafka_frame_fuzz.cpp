@@ -52,6 +52,11 @@ TROUPE_FUZZ_ENCODE(incremental_alter_configs)
 TROUPE_FUZZ_ENCODE(describe_cluster)
 TROUPE_FUZZ_ENCODE(consumer_group_heartbeat)
 TROUPE_FUZZ_ENCODE(consumer_group_describe)
+TROUPE_FUZZ_ENCODE(describe_acls)
+TROUPE_FUZZ_ENCODE(create_acls)
+TROUPE_FUZZ_ENCODE(delete_acls)
+TROUPE_FUZZ_ENCODE(describe_user_scram_credentials)
+TROUPE_FUZZ_ENCODE(alter_user_scram_credentials)
 
 #undef TROUPE_FUZZ_ENCODE
 
@@ -141,6 +146,11 @@ void check_response(int16_t key, int16_t v, const uint8_t* data, size_t size) {
     TROUPE_FUZZ_RESPONSE(describe_cluster)
     TROUPE_FUZZ_RESPONSE(consumer_group_heartbeat)
     TROUPE_FUZZ_RESPONSE(consumer_group_describe)
+    TROUPE_FUZZ_RESPONSE(describe_acls)
+    TROUPE_FUZZ_RESPONSE(create_acls)
+    TROUPE_FUZZ_RESPONSE(delete_acls)
+    TROUPE_FUZZ_RESPONSE(describe_user_scram_credentials)
+    TROUPE_FUZZ_RESPONSE(alter_user_scram_credentials)
   }
 #undef TROUPE_FUZZ_RESPONSE
   __builtin_trap(); // supported_versions() lists only keys handled above

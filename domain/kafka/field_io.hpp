@@ -164,6 +164,10 @@ public:
     if (flexible)
       size += 1;
   }
+  template <class T>
+  void absent(const T&, const T&, const char*) {
+    // nop
+  }
 };
 
 /// The fewest bytes one T takes on the wire: the bound that lets the reader
@@ -191,6 +195,12 @@ public:
 
   void i8(int8_t& x) {
     in_.i8(x);
+  }
+
+  /// A field the version does not carry: it reads as its default.
+  template <class T>
+  void absent(T& x, const T& default_value, const char*) {
+    x = default_value;
   }
   void i16(int16_t& x) {
     in_.i16(x);
@@ -367,6 +377,16 @@ public:
 
   void i8(int8_t x) {
     out_.i8(x);
+  }
+
+  /// A field the version does not carry (a non-ignorable one in Kafka's
+  /// schema): a value other than its default cannot be written, as Kafka's
+  /// generated writers throw UnsupportedVersionException.
+  template <class T>
+  void absent(const T& x, const T& default_value, const char* name) {
+    if (!(x == default_value))
+      out_.fail(std::string{"version "} + std::to_string(version)
+                + " cannot carry a non-default " + name);
   }
   void i16(int16_t x) {
     out_.i16(x);

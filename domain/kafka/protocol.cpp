@@ -38,9 +38,17 @@ constexpr api_info apis[] = {
   {api_key::delete_topics, "DeleteTopics", 1, 6, 4},
   {api_key::init_producer_id, "InitProducerId", 0, 5, 2},
   {api_key::offset_for_leader_epoch, "OffsetForLeaderEpoch", 2, 4, 4},
+  // Kafka 3.9's 0-3 (Kafka 4.0 drops v0): v0 has no pattern type, LITERAL.
+  {api_key::describe_acls, "DescribeAcls", 0, 3, 2},
+  {api_key::create_acls, "CreateAcls", 0, 3, 2},
+  {api_key::delete_acls, "DeleteAcls", 0, 3, 2},
   {api_key::describe_configs, "DescribeConfigs", 1, 4, 4},
   {api_key::alter_configs, "AlterConfigs", 0, 2, 2},
   {api_key::incremental_alter_configs, "IncrementalAlterConfigs", 0, 1, 1},
+  {api_key::describe_user_scram_credentials, "DescribeUserScramCredentials", 0,
+   0, 0},
+  {api_key::alter_user_scram_credentials, "AlterUserScramCredentials", 0, 0,
+   0},
   {api_key::describe_cluster, "DescribeCluster", 0, 2, 0},
   {api_key::consumer_group_heartbeat, "ConsumerGroupHeartbeat", 0, 1, 0},
   {api_key::consumer_group_describe, "ConsumerGroupDescribe", 0, 1, 0},
@@ -333,6 +341,16 @@ std::optional<request_body> decode_request_body(reader& in,
       return wrap(decode_consumer_group_heartbeat_request(in, v));
     case api_key::consumer_group_describe:
       return wrap(decode_consumer_group_describe_request(in, v));
+    case api_key::describe_acls:
+      return wrap(decode_describe_acls_request(in, v));
+    case api_key::create_acls:
+      return wrap(decode_create_acls_request(in, v));
+    case api_key::delete_acls:
+      return wrap(decode_delete_acls_request(in, v));
+    case api_key::describe_user_scram_credentials:
+      return wrap(decode_describe_user_scram_credentials_request(in, v));
+    case api_key::alter_user_scram_credentials:
+      return wrap(decode_alter_user_scram_credentials_request(in, v));
   }
   in.fail("unknown api key " + std::to_string(header.api_key));
   return std::nullopt;

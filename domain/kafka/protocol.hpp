@@ -7,7 +7,8 @@
 // included. Field for field as Kafka's message schemas
 // (clients/src/main/resources/common/message/*.json); plain structs, no
 // networking. Field names follow the schemas, snake_cased; the structs are
-// in data_messages.hpp, group_messages.hpp and admin_messages.hpp.
+// in data_messages.hpp, group_messages.hpp, admin_messages.hpp and
+// acl_messages.hpp.
 //
 // Every API has four functions, all driven by one field list per struct:
 //   std::optional<X_request> decode_X_request(reader&, int16_t version)
@@ -36,6 +37,7 @@
 #include <vector>
 
 #include "domain/error_code.hpp"
+#include "domain/kafka/acl_messages.hpp"
 #include "domain/kafka/admin_messages.hpp"
 #include "domain/kafka/data_messages.hpp"
 #include "domain/kafka/group_messages.hpp"
@@ -65,9 +67,14 @@ enum class api_key : int16_t {
   delete_topics = 20,
   init_producer_id = 22,
   offset_for_leader_epoch = 23,
+  describe_acls = 29,
+  create_acls = 30,
+  delete_acls = 31,
   describe_configs = 32,
   alter_configs = 33,
   incremental_alter_configs = 44,
+  describe_user_scram_credentials = 50,
+  alter_user_scram_credentials = 51,
   describe_cluster = 60,
   consumer_group_heartbeat = 68,
   consumer_group_describe = 69,
@@ -226,6 +233,11 @@ TROUPE_KAFKA_DECLARE_API(incremental_alter_configs)
 TROUPE_KAFKA_DECLARE_API(describe_cluster)
 TROUPE_KAFKA_DECLARE_API(consumer_group_heartbeat)
 TROUPE_KAFKA_DECLARE_API(consumer_group_describe)
+TROUPE_KAFKA_DECLARE_API(describe_acls)
+TROUPE_KAFKA_DECLARE_API(create_acls)
+TROUPE_KAFKA_DECLARE_API(delete_acls)
+TROUPE_KAFKA_DECLARE_API(describe_user_scram_credentials)
+TROUPE_KAFKA_DECLARE_API(alter_user_scram_credentials)
 
 #undef TROUPE_KAFKA_DECLARE_API
 
@@ -241,7 +253,10 @@ using request_body =
                offset_for_leader_epoch_request, describe_configs_request,
                alter_configs_request, incremental_alter_configs_request,
                describe_cluster_request, consumer_group_heartbeat_request,
-               consumer_group_describe_request>;
+               consumer_group_describe_request, describe_acls_request,
+               create_acls_request, delete_acls_request,
+               describe_user_scram_credentials_request,
+               alter_user_scram_credentials_request>;
 
 /// Decodes the body that follows `header` by its API key and version; nullopt
 /// for unknown keys and unsupported versions, except that an ApiVersions

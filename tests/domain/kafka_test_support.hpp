@@ -207,6 +207,11 @@ inline bool decode_response(troupe::wire::api_key key, int16_t v,
     TROUPE_TEST_RESPONSE(describe_cluster)
     TROUPE_TEST_RESPONSE(consumer_group_heartbeat)
     TROUPE_TEST_RESPONSE(consumer_group_describe)
+    TROUPE_TEST_RESPONSE(describe_acls)
+    TROUPE_TEST_RESPONSE(create_acls)
+    TROUPE_TEST_RESPONSE(delete_acls)
+    TROUPE_TEST_RESPONSE(describe_user_scram_credentials)
+    TROUPE_TEST_RESPONSE(alter_user_scram_credentials)
   }
 #undef TROUPE_TEST_RESPONSE
   return false;

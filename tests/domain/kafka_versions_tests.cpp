@@ -486,6 +486,84 @@ describe_cluster_response full_describe_cluster_response() {
   return x;
 }
 
+// Pattern types stay LITERAL here (v0 cannot carry another); the v1+
+// pattern types are checked on their own below.
+
+describe_acls_request full_describe_acls_request() {
+  return {2, std::string{"orders"}, acl_pattern_literal,
+          std::string{"User:alice"}, std::string{"10.0.0.1"}, 3, 3};
+}
+
+describe_acls_response full_describe_acls_response() {
+  return {7,
+          error_code::security_disabled,
+          std::string{"no authorizer"},
+          {{2,
+            "orders",
+            acl_pattern_literal,
+            {{"User:alice", "*", 3, 3}, {"User:bob", "10.0.0.2", 4, 2}}},
+           {4, "kafka-cluster", acl_pattern_literal, {}}}};
+}
+
+create_acls_request full_create_acls_request() {
+  return {{{2, "orders", acl_pattern_literal, "User:alice", "*", 3, 3},
+           {3, "app", acl_pattern_literal, "User:bob", "10.0.0.2", 8, 2}}};
+}
+
+create_acls_response full_create_acls_response() {
+  return {7,
+          {{error_code::invalid_request, std::string{"bad principal"}},
+           {error_code::none, std::nullopt}}};
+}
+
+delete_acls_request full_delete_acls_request() {
+  return {{{2, std::string{"orders"}, acl_pattern_literal,
+            std::string{"User:alice"}, std::string{"*"}, 3, 3},
+           {1, std::nullopt, acl_pattern_literal, std::nullopt, std::nullopt,
+            1, 1}}};
+}
+
+delete_acls_response full_delete_acls_response() {
+  return {7,
+          {{error_code::none,
+            std::nullopt,
+            {{error_code::none, std::nullopt, 2, "orders", acl_pattern_literal,
+              "User:alice", "*", 3, 3}}},
+           {error_code::security_disabled, std::string{"off"}, {}}}};
+}
+
+describe_user_scram_credentials_request
+full_describe_user_scram_credentials_request() {
+  return {std::vector<scram_user_name>{{"alice"}, {"bob"}}};
+}
+
+describe_user_scram_credentials_response
+full_describe_user_scram_credentials_response() {
+  return {7,
+          error_code::cluster_authorization_failed,
+          std::string{"denied"},
+          {{"alice",
+            error_code::none,
+            std::nullopt,
+            {{scram_mechanism_sha_256, 4096}, {scram_mechanism_sha_512, 8192}}},
+           {"bob", error_code::resource_not_found, std::string{"no such user"},
+            {}}}};
+}
+
+alter_user_scram_credentials_request
+full_alter_user_scram_credentials_request() {
+  return {{{"bob", scram_mechanism_sha_256}},
+          {{"alice", scram_mechanism_sha_512, 4096, b("salt"), b("salted")}}};
+}
+
+alter_user_scram_credentials_response
+full_alter_user_scram_credentials_response() {
+  return {7,
+          {{"alice", error_code::none, std::nullopt},
+           {"bob", error_code::unacceptable_credential,
+            std::string{"too few iterations"}}}};
+}
+
 // -- every version ------------------------------------------------------------
 
 struct body_sample {
@@ -560,6 +638,11 @@ std::vector<body_sample> every_api_in_every_version() {
   TROUPE_EVERY_VERSION(alter_configs);
   TROUPE_EVERY_VERSION(incremental_alter_configs);
   TROUPE_EVERY_VERSION(describe_cluster);
+  TROUPE_EVERY_VERSION(describe_acls);
+  TROUPE_EVERY_VERSION(create_acls);
+  TROUPE_EVERY_VERSION(delete_acls);
+  TROUPE_EVERY_VERSION(describe_user_scram_credentials);
+  TROUPE_EVERY_VERSION(alter_user_scram_credentials);
   return out;
 }
 
