@@ -91,7 +91,7 @@ TEST_CASE("ACL the User:* principal and the * host match everyone") {
                      "t"));
 }
 
-TEST_CASE("ACL READ, WRITE, DELETE and ALTER imply DESCRIBE; ALTER_CONFIGS "
+TEST_CASE("ACL READ, WRITE, DELETE and ALTER imply DESCRIBE, and ALTER_CONFIGS "
           "implies DESCRIBE_CONFIGS") {
   for (auto op : {acl_operation::read, acl_operation::write,
                   acl_operation::delete_, acl_operation::alter}) {
