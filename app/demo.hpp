@@ -30,7 +30,8 @@ struct serve_options {
   /// When the port was not asked for, a busy 8080 only warns (several
   /// `troupe --serve` processes, e.g. parallel tests, can run side by side).
   bool http_port_required = false;
-  std::string http_bind = "0.0.0.0";
+  /// The loopback by default: other addresses only when asked for.
+  std::string http_bind = "127.0.0.1";
   /// Request bodies above this get 413.
   size_t http_body_limit = 1 << 20;
   /// Idle keep-alive connections are closed after this long.

@@ -28,6 +28,26 @@ struct find_coordinator_request {
   std::string key;
 };
 
+/// One of a broker's advertised listeners (`advertised.listeners`): the
+/// Kafka handlers answer the endpoint of the listener the client came in on,
+/// as Kafka does (docs/ARCHITECTURE.md §9).
+struct listener_address {
+  std::string name;
+  std::string host;
+  int32_t port = -1;
+};
+
+/// The endpoint a client that came in on listener `name` is told for a
+/// broker: that listener's among `listeners`, else `host` and `port`.
+inline listener_address
+endpoint_for(const std::vector<listener_address>& listeners,
+             const std::string& host, int32_t port, const std::string& name) {
+  for (auto& l : listeners)
+    if (l.name == name)
+      return l;
+  return {name, host, port};
+}
+
 struct find_coordinator_response {
   error_code error = error_code::none;
   int32_t node_id = -1;
@@ -35,6 +55,8 @@ struct find_coordinator_response {
   int32_t port = -1;
   /// The coordinating broker's actor (a troupe::broker_actor).
   caf::actor broker;
+  /// Its endpoint per listener (empty: host and port only).
+  std::vector<listener_address> listeners{};
 };
 
 // -- brokers and topics -------------------------------------------------------------
@@ -44,6 +66,8 @@ struct broker_info {
   std::string host;
   int32_t port = -1;
   caf::actor handle;
+  /// Its endpoint per listener (empty: host and port only).
+  std::vector<listener_address> listeners{};
 };
 
 /// Sent by the node to every broker once all brokers exist.
@@ -375,14 +399,19 @@ typename Inspector::result_type inspect(Inspector& f,
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, listener_address& x) {
+  return f(x.name, x.host, x.port);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f,
                                         find_coordinator_response& x) {
-  return f(x.error, x.node_id, x.host, x.port, x.broker);
+  return f(x.error, x.node_id, x.host, x.port, x.broker, x.listeners);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, broker_info& x) {
-  return f(x.node_id, x.host, x.port, x.handle);
+  return f(x.node_id, x.host, x.port, x.handle, x.listeners);
 }
 
 template <class Inspector>

@@ -826,6 +826,7 @@ group_service(group_service_ptr self, int32_t node_id, cluster_config config,
       res.host = i->host;
       res.port = i->port;
       res.broker = i->handle;
+      res.listeners = i->listeners;
       return res;
     },
     // -- the group protocol ------------------------------------------------------

@@ -33,6 +33,8 @@ constexpr api_info apis[] = {
   {api_key::sync_group, "SyncGroup", 0, 5, 4},
   {api_key::describe_groups, "DescribeGroups", 0, 6, 5},
   {api_key::list_groups, "ListGroups", 0, 5, 3},
+  // Never flexible ("flexibleVersions": "none"): first past the newest.
+  {api_key::sasl_handshake, "SaslHandshake", 0, 1, 2},
   {api_key::api_versions, "ApiVersions", 0, 4, 3},
   {api_key::create_topics, "CreateTopics", 0, 7, 5},
   {api_key::delete_topics, "DeleteTopics", 1, 6, 4},
@@ -44,6 +46,7 @@ constexpr api_info apis[] = {
   {api_key::delete_acls, "DeleteAcls", 0, 3, 2},
   {api_key::describe_configs, "DescribeConfigs", 1, 4, 4},
   {api_key::alter_configs, "AlterConfigs", 0, 2, 2},
+  {api_key::sasl_authenticate, "SaslAuthenticate", 0, 2, 2},
   {api_key::incremental_alter_configs, "IncrementalAlterConfigs", 0, 1, 1},
   {api_key::describe_user_scram_credentials, "DescribeUserScramCredentials", 0,
    0, 0},
@@ -351,6 +354,10 @@ std::optional<request_body> decode_request_body(reader& in,
       return wrap(decode_describe_user_scram_credentials_request(in, v));
     case api_key::alter_user_scram_credentials:
       return wrap(decode_alter_user_scram_credentials_request(in, v));
+    case api_key::sasl_handshake:
+      return wrap(decode_sasl_handshake_request(in, v));
+    case api_key::sasl_authenticate:
+      return wrap(decode_sasl_authenticate_request(in, v));
   }
   in.fail("unknown api key " + std::to_string(header.api_key));
   return std::nullopt;

@@ -41,6 +41,7 @@
 #include "domain/kafka/admin_messages.hpp"
 #include "domain/kafka/data_messages.hpp"
 #include "domain/kafka/group_messages.hpp"
+#include "domain/kafka/sasl_messages.hpp"
 #include "domain/kafka/wire.hpp"
 
 namespace troupe::wire {
@@ -62,11 +63,13 @@ enum class api_key : int16_t {
   sync_group = 14,
   describe_groups = 15,
   list_groups = 16,
+  sasl_handshake = 17,
   api_versions = 18,
   create_topics = 19,
   delete_topics = 20,
   init_producer_id = 22,
   offset_for_leader_epoch = 23,
+  sasl_authenticate = 36,
   describe_acls = 29,
   create_acls = 30,
   delete_acls = 31,
@@ -238,6 +241,8 @@ TROUPE_KAFKA_DECLARE_API(create_acls)
 TROUPE_KAFKA_DECLARE_API(delete_acls)
 TROUPE_KAFKA_DECLARE_API(describe_user_scram_credentials)
 TROUPE_KAFKA_DECLARE_API(alter_user_scram_credentials)
+TROUPE_KAFKA_DECLARE_API(sasl_handshake)
+TROUPE_KAFKA_DECLARE_API(sasl_authenticate)
 
 #undef TROUPE_KAFKA_DECLARE_API
 
@@ -256,7 +261,8 @@ using request_body =
                consumer_group_describe_request, describe_acls_request,
                create_acls_request, delete_acls_request,
                describe_user_scram_credentials_request,
-               alter_user_scram_credentials_request>;
+               alter_user_scram_credentials_request, sasl_handshake_request,
+               sasl_authenticate_request>;
 
 /// Decodes the body that follows `header` by its API key and version; nullopt
 /// for unknown keys and unsupported versions, except that an ApiVersions

@@ -397,6 +397,52 @@ decoded<std::vector<broker_endpoint>> parse_listeners(std::string_view text) {
   return out;
 }
 
+security_protocol to_zk(security::listener_protocol p) {
+  switch (p) {
+    case security::listener_protocol::plaintext:
+      return security_protocol::plaintext;
+    case security::listener_protocol::ssl:
+      return security_protocol::ssl;
+    case security::listener_protocol::sasl_plaintext:
+      return security_protocol::sasl_plaintext;
+    case security::listener_protocol::sasl_ssl:
+      return security_protocol::sasl_ssl;
+  }
+  return security_protocol::plaintext;
+}
+
+security::listener_protocol from_zk(security_protocol p) {
+  switch (p) {
+    case security_protocol::plaintext:
+      return security::listener_protocol::plaintext;
+    case security_protocol::ssl:
+      return security::listener_protocol::ssl;
+    case security_protocol::sasl_plaintext:
+      return security::listener_protocol::sasl_plaintext;
+    case security_protocol::sasl_ssl:
+      return security::listener_protocol::sasl_ssl;
+  }
+  return security::listener_protocol::plaintext;
+}
+
+decoded<std::vector<broker_endpoint>> parse_listeners(
+  std::string_view text,
+  const std::map<std::string, security::listener_protocol>& protocol_map) {
+  using result = decoded<std::vector<broker_endpoint>>;
+  auto parsed = parse_listeners(text);
+  if (!parsed || protocol_map.empty())
+    return parsed;
+  auto out = std::move(*parsed);
+  for (auto& e : out) {
+    auto i = protocol_map.find(e.listener);
+    if (i == protocol_map.end())
+      return result::failure("No security protocol defined for listener "
+                             + e.listener);
+    e.protocol = to_zk(i->second);
+  }
+  return out;
+}
+
 const broker_endpoint* find_endpoint(const broker_registration& broker,
                                      std::string_view listener) {
   for (auto& endpoint : broker.endpoints)

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "domain/security/security_config.hpp"
 #include "domain/topic_config.hpp"
 #include "domain/topic_partition.hpp"
 #include "domain/uuid.hpp"
@@ -95,6 +96,18 @@ std::string connection_string(const broker_endpoint& endpoint);
 /// after a security protocol uses it; any other is PLAINTEXT, as troupe has
 /// no listener.security.protocol.map. Refuses repeated names and ports.
 decoded<std::vector<broker_endpoint>> parse_listeners(std::string_view text);
+
+/// Same, with listener.security.protocol.map (names upper case): each
+/// listener takes its protocol from the map, and a name the map lacks is
+/// refused, as Kafka refuses it ("No security protocol defined for listener
+/// X"). An empty map: the rule above.
+decoded<std::vector<broker_endpoint>> parse_listeners(
+  std::string_view text,
+  const std::map<std::string, security::listener_protocol>& protocol_map);
+
+/// The two spellings of Kafka's SecurityProtocol.
+security_protocol to_zk(security::listener_protocol p);
+security::listener_protocol from_zk(security_protocol p);
 
 /// BrokerInfo as BrokerIdZNode stores it.
 struct broker_registration {

@@ -612,11 +612,14 @@ void serve_describe_cluster(kafka_session_ptr self,
   md.topics.push_back("__consumer_offsets");
   ask_one<metadata_response>(
     self, edge_request_timeout, std::move(md), std::move(reply),
-    [h, with_operations](metadata_response& res) {
+    [h, with_operations,
+     listener = self->state.ctx.listener_name](metadata_response& res) {
       wire::describe_cluster_response out;
       out.cluster_id = res.cluster_id;
-      for (auto& b : res.brokers)
-        out.brokers.push_back({b.node_id, b.host, b.port, std::nullopt});
+      for (auto& b : res.brokers) {
+        auto e = endpoint_for(b.listeners, b.host, b.port, listener);
+        out.brokers.push_back({b.node_id, e.host, e.port, std::nullopt});
+      }
       auto controller = controller_of(res);
       bool listed = std::any_of(res.brokers.begin(), res.brokers.end(),
                                 [&](auto& b) { return b.node_id == controller; });

@@ -130,8 +130,12 @@ void serve_metadata(kafka_session_ptr self, const wire::request_header& h,
      asked_all](metadata_response& res) {
       remember_topics(self->state, res, asked_all);
       wire::metadata_response out;
-      for (auto& b : res.brokers)
-        out.brokers.push_back({b.node_id, b.host, b.port, std::nullopt});
+      // Every broker's endpoint of the client's listener, as Kafka.
+      for (auto& b : res.brokers) {
+        auto e = endpoint_for(b.listeners, b.host, b.port,
+                              self->state.ctx.listener_name);
+        out.brokers.push_back({b.node_id, e.host, e.port, std::nullopt});
+      }
       out.controller_id = controller_of(res);
       out.cluster_id = null_if_empty(res.cluster_id);
       if (cluster_ops)

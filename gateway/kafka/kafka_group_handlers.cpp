@@ -176,9 +176,10 @@ void serve_find_coordinator(kafka_session_ptr self,
   if (refused == error_code::none)
     for (auto& key : keys)
       asks.push_back({key});
+  auto listener = self->state.ctx.listener_name;
   ask_broker<find_coordinator_response>(
     self, edge_request_timeout, std::move(asks),
-    [h, v, keys, refused, reply = std::move(reply)](
+    [h, v, keys, refused, listener, reply = std::move(reply)](
       std::vector<std::optional<find_coordinator_response>> results) {
       std::vector<wire::found_coordinator> found;
       for (size_t i = 0; i < keys.size(); ++i) {
@@ -191,9 +192,12 @@ void serve_find_coordinator(kafka_session_ptr self,
         else
           c.error = results[i]->error;
         if (c.error == error_code::none) {
+          // The coordinator's endpoint of the client's listener.
+          auto e = endpoint_for(results[i]->listeners, results[i]->host,
+                                results[i]->port, listener);
           c.node_id = results[i]->node_id;
-          c.host = results[i]->host;
-          c.port = results[i]->port;
+          c.host = e.host;
+          c.port = e.port;
         } else {
           c.host = "";
           c.error_message = std::string{error_message(c.error)};

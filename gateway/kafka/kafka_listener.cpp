@@ -1,12 +1,16 @@
 #include "gateway/kafka/kafka_listener.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
 
+#include "domain/zookeeper/kafka_znodes.hpp"
 #include "gateway/kafka/kafka_connection.hpp"
 
 namespace asio = boost::asio;
@@ -14,13 +18,242 @@ using asio::ip::tcp;
 
 namespace troupe {
 
-/// One broker's acceptor.
+namespace {
+
+/// PEM text as Kafka's properties may carry it (KIP-651): line breaks
+/// written as "\n" escapes, or the whole PEM on one line with spaces, as a
+/// .properties value is; OpenSSL wants the lines back.
+std::string normalize_pem(std::string text) {
+  for (size_t i = 0; (i = text.find("\\n", i)) != std::string::npos;)
+    text.replace(i, 2, "\n");
+  if (text.find('\n') != std::string::npos)
+    return text;
+  std::string out;
+  size_t at = 0;
+  for (;;) {
+    auto begin = text.find("-----BEGIN ", at);
+    if (begin == std::string::npos)
+      break;
+    auto begin_end = text.find("-----", begin + 11);
+    auto end = text.find("-----END ", begin_end + 5);
+    if (begin_end == std::string::npos || end == std::string::npos)
+      break;
+    auto end_end = text.find("-----", end + 9);
+    if (end_end == std::string::npos)
+      break;
+    out += text.substr(begin, begin_end + 5 - begin) + "\n";
+    // Between the markers: PEM headers ("Proc-Type: ...") keep their line,
+    // base64 is re-folded.
+    std::string body;
+    auto inner = text.substr(begin_end + 5, end - begin_end - 5);
+    size_t p = 0;
+    while (p < inner.size()) {
+      auto q = inner.find(' ', p);
+      auto word = inner.substr(p, q == std::string::npos ? q : q - p);
+      p = q == std::string::npos ? inner.size() : q + 1;
+      if (word.empty())
+        continue;
+      if (word.back() == ':') { // "Proc-Type: 4,ENCRYPTED", "DEK-Info: ..."
+        auto r = inner.find(' ', p);
+        out += word + " "
+               + inner.substr(p, r == std::string::npos ? r : r - p) + "\n";
+        p = r == std::string::npos ? inner.size() : r + 1;
+        if (word == "DEK-Info:")
+          out += "\n";
+        continue;
+      }
+      body += word;
+    }
+    for (size_t i = 0; i < body.size(); i += 64)
+      out += body.substr(i, 64) + "\n";
+    out += text.substr(end, end_end + 5 - end) + "\n";
+    at = end_end + 5;
+  }
+  return out.empty() ? text : out;
+}
+
+int protocol_version(const std::string& name, const std::string& listener) {
+  if (name == "TLSv1.3")
+    return TLS1_3_VERSION;
+  if (name == "TLSv1.2")
+    return TLS1_2_VERSION;
+  if (name == "TLSv1.1")
+    return TLS1_1_VERSION;
+  if (name == "TLSv1")
+    return TLS1_VERSION;
+  throw std::runtime_error("listener " + listener
+                           + ": ssl.enabled.protocols: unknown protocol "
+                           + name);
+}
+
+/// The TLS server context of a listener from its ssl.* settings (PEM).
+std::shared_ptr<asio::ssl::context>
+make_tls_context(const security::tls_config& c, const std::string& listener) {
+  auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
+  auto* native = ctx->native_handle();
+  auto where = "listener " + listener + ": ";
+  try {
+    ctx->set_options(asio::ssl::context::default_workarounds
+                     | asio::ssl::context::no_sslv2
+                     | asio::ssl::context::no_sslv3
+                     | asio::ssl::context::single_dh_use);
+    if (c.enabled_protocols.empty())
+      throw std::runtime_error(where + "ssl.enabled.protocols is empty");
+    int lo = 0;
+    int hi = 0;
+    for (auto& p : c.enabled_protocols) {
+      auto v = protocol_version(p, listener);
+      lo = lo == 0 ? v : std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    SSL_CTX_set_min_proto_version(native, lo);
+    SSL_CTX_set_max_proto_version(native, hi);
+    if (!c.key_password.empty()) {
+      auto password = c.key_password;
+      ctx->set_password_callback(
+        [password](size_t, asio::ssl::context::password_purpose) {
+          return password;
+        });
+    }
+    if (!c.keystore_location.empty()) {
+      ctx->use_certificate_chain_file(c.keystore_location);
+      ctx->use_private_key_file(c.keystore_location, asio::ssl::context::pem);
+    } else if (!c.keystore_certificate_chain.empty()) {
+      if (c.keystore_key.empty())
+        throw std::runtime_error(where
+                                 + "ssl.keystore.certificate.chain needs "
+                                   "ssl.keystore.key");
+      auto chain = normalize_pem(c.keystore_certificate_chain);
+      auto key = normalize_pem(c.keystore_key);
+      ctx->use_certificate_chain(asio::buffer(chain));
+      ctx->use_private_key(asio::buffer(key), asio::ssl::context::pem);
+    } else {
+      throw std::runtime_error(where
+                               + "TLS needs ssl.keystore.location, or "
+                                 "ssl.keystore.certificate.chain and "
+                                 "ssl.keystore.key (ssl.keystore.type=PEM)");
+    }
+    bool trusted = false;
+    if (!c.truststore_location.empty()) {
+      ctx->load_verify_file(c.truststore_location);
+      trusted = true;
+    }
+    if (!c.truststore_certificates.empty()) {
+      auto cas = normalize_pem(c.truststore_certificates);
+      ctx->add_certificate_authority(asio::buffer(cas));
+      trusted = true;
+    }
+    switch (c.client_auth_mode) {
+      case security::client_auth::none:
+        ctx->set_verify_mode(asio::ssl::verify_none);
+        break;
+      case security::client_auth::requested:
+      case security::client_auth::required:
+        if (!trusted)
+          throw std::runtime_error(where
+                                   + "ssl.client.auth needs "
+                                     "ssl.truststore.location or "
+                                     "ssl.truststore.certificates");
+        ctx->set_verify_mode(
+          c.client_auth_mode == security::client_auth::required
+            ? asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert
+            : asio::ssl::verify_peer);
+        break;
+    }
+    static const unsigned char id[] = "troupe-kafka";
+    SSL_CTX_set_session_id_context(native, id, sizeof(id) - 1);
+    if (!c.cipher_suites.empty()) {
+      // TLS 1.3's suites (TLS_*) and the older cipher list apart.
+      std::string v13;
+      std::string v12;
+      for (auto& s : c.cipher_suites) {
+        auto& to = s.rfind("TLS_", 0) == 0 ? v13 : v12;
+        to += (to.empty() ? "" : ":") + s;
+      }
+      if (!v12.empty() && SSL_CTX_set_cipher_list(native, v12.c_str()) != 1)
+        throw std::runtime_error(where + "ssl.cipher.suites: no usable cipher "
+                                 "in " + v12);
+      if (!v13.empty() && SSL_CTX_set_ciphersuites(native, v13.c_str()) != 1)
+        throw std::runtime_error(where + "ssl.cipher.suites: no usable suite "
+                                 "in " + v13);
+    }
+  } catch (const boost::system::system_error& e) {
+    throw std::runtime_error(where + "TLS material: " + e.what());
+  }
+  return ctx;
+}
+
+std::shared_ptr<const kafka_listener_security>
+make_security(const security::listener_spec& spec, const cluster_config& cluster,
+              const kafka_listener_config& config) {
+  auto out = std::make_shared<kafka_listener_security>();
+  out->protocol = spec.protocol;
+  out->store = config.security;
+  out->auth_timeout =
+    std::chrono::milliseconds{config.authentication_timeout_ms};
+  auto& sec = cluster.security;
+  if (security::uses_tls(spec.protocol)) {
+    auto& tls = sec.tls_of(spec.name);
+    out->tls = make_tls_context(tls, spec.name);
+    std::string error;
+    auto rules =
+      tls.principal_mapping_rules.empty() ? "DEFAULT" : tls.principal_mapping_rules;
+    out->mapper = security::principal_mapper::parse(rules, error);
+    if (!out->mapper)
+      throw std::runtime_error("listener " + spec.name
+                               + ": ssl.principal.mapping.rules: " + error);
+  }
+  if (security::uses_sasl(spec.protocol)) {
+    auto& sasl = sec.sasl_of(spec.name);
+    out->mechanisms = sasl.enabled_mechanisms;
+    out->plain_users = sasl.plain_users;
+    out->reauth_ms = sec.connections_max_reauth_ms;
+    bool any = std::any_of(out->mechanisms.begin(), out->mechanisms.end(),
+                           [](auto& m) {
+                             return security::is_served_mechanism(m);
+                           });
+    if (!any)
+      spdlog::warn("kafka: listener {} enables no SASL mechanism troupe "
+                   "serves (sasl.enabled.mechanisms: PLAIN, SCRAM-SHA-256, "
+                   "SCRAM-SHA-512): every client will be refused",
+                   spec.name);
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<security::listener_spec>
+kafka_listeners_of(const cluster_config& cluster,
+                   const std::string& default_host) {
+  auto& text = cluster.zookeeper.listeners;
+  if (text.empty())
+    return {{"PLAINTEXT", default_host, cluster.base_port,
+             security::listener_protocol::plaintext}};
+  auto parsed = zk::parse_listeners(text, cluster.security.protocol_map);
+  if (!parsed)
+    throw std::runtime_error("listeners: " + parsed.error());
+  std::vector<security::listener_spec> out;
+  for (auto& e : *parsed)
+    out.push_back({e.listener, e.host, e.port, zk::from_zk(e.protocol)});
+  if (out.empty())
+    throw std::runtime_error("listeners: no listener");
+  return out;
+}
+
+/// One broker's acceptor of one listener.
 struct kafka_listener::acceptor
   : std::enable_shared_from_this<kafka_listener::acceptor> {
   acceptor(const std::shared_ptr<asio::io_context>& io, tcp::endpoint at,
            caf::actor_system& sys, kafka_request_context ctx,
-           const kafka_listener_config& config)
-    : io(io), socket(*io), sys(sys), ctx(std::move(ctx)), config(config) {
+           const kafka_listener_config& config,
+           std::shared_ptr<const kafka_listener_security> security)
+    : io(io),
+      socket(*io),
+      sys(sys),
+      ctx(std::move(ctx)),
+      config(config),
+      security(std::move(security)) {
     socket.open(at.protocol());
     socket.set_option(tcp::acceptor::reuse_address(true));
     socket.bind(at);
@@ -39,7 +272,7 @@ struct kafka_listener::acceptor
     if (!ec)
       std::make_shared<kafka_connection>(
         io.lock(), std::move(s), sys, ctx, config.max_request_bytes,
-        std::chrono::milliseconds{config.connections_max_idle_ms})
+        std::chrono::milliseconds{config.connections_max_idle_ms}, security)
         ->start();
     else
       spdlog::warn("kafka: accept failed: {}", ec.message());
@@ -52,6 +285,7 @@ struct kafka_listener::acceptor
   caf::actor_system& sys;
   kafka_request_context ctx;
   kafka_listener_config config;
+  std::shared_ptr<const kafka_listener_security> security;
 };
 
 // -- constructors -------------------------------------------------------------
@@ -72,24 +306,39 @@ kafka_listener::~kafka_listener() {
 
 void kafka_listener::start(const embedded_node& node,
                            const cluster_config& cluster) {
-  auto address = asio::ip::make_address(config_.bind_host);
   auto shared = std::make_shared<const cluster_config>(cluster);
-  for (size_t i = 0; i < node.brokers.size(); ++i) {
-    auto port = static_cast<uint16_t>(cluster.base_port + i);
-    kafka_request_context ctx;
-    ctx.broker = node.brokers[i];
-    ctx.broker_id = static_cast<int32_t>(i);
-    ctx.auto_create_topics = cluster.auto_create_topics;
-    ctx.config = shared;
-    ctx.security = config_.security;
-    try {
-      auto a = std::make_shared<acceptor>(io_, tcp::endpoint{address, port},
-                                          sys_, std::move(ctx), config_);
-      a->do_accept();
-      acceptors_.push_back(std::move(a));
-    } catch (const boost::system::system_error& e) {
-      throw std::runtime_error("cannot listen on " + config_.bind_host + ":"
-                               + std::to_string(port) + ": " + e.what());
+  auto specs = kafka_listeners_of(cluster, config_.bind_host);
+  for (auto& spec : specs) {
+    auto security = make_security(spec, cluster, config_);
+    // Kafka's null host: every interface.
+    auto host = spec.host.empty() ? std::string{"0.0.0.0"} : spec.host;
+    boost::system::error_code ec;
+    auto address = asio::ip::make_address(host, ec);
+    if (ec)
+      throw std::runtime_error("listener " + spec.name + ": cannot bind "
+                               + host + ": not an IP address");
+    for (size_t i = 0; i < node.brokers.size(); ++i) {
+      auto port = static_cast<uint16_t>(spec.port + static_cast<int32_t>(i));
+      kafka_request_context ctx;
+      ctx.broker = node.brokers[i];
+      ctx.broker_id = static_cast<int32_t>(i);
+      ctx.auto_create_topics = cluster.auto_create_topics;
+      ctx.config = shared;
+      ctx.security = config_.security;
+    ctx.security_admin = caf::actor_cast<security_admin_actor>(node.controller);
+      ctx.listener_name = spec.name;
+      ctx.protocol = spec.protocol;
+      try {
+        auto a = std::make_shared<acceptor>(io_, tcp::endpoint{address, port},
+                                            sys_, std::move(ctx), config_,
+                                            security);
+        a->do_accept();
+        acceptors_.push_back(std::move(a));
+      } catch (const boost::system::system_error& e) {
+        throw std::runtime_error("cannot listen on " + host + ":"
+                                 + std::to_string(port) + " (listener "
+                                 + spec.name + "): " + e.what());
+      }
     }
   }
   thread_ = std::thread{[io = io_] { io->run(); }};

@@ -15,6 +15,11 @@ struct kafka_job {
   kafka_reply_fn reply;
 };
 
+/// The connection (re-)authenticated.
+struct kafka_identity {
+  security::request_identity identity;
+};
+
 } // namespace
 
 } // namespace troupe
@@ -23,6 +28,9 @@ namespace caf {
 
 template <>
 struct allowed_unsafe_message_type<troupe::kafka_job> : std::true_type {};
+
+template <>
+struct allowed_unsafe_message_type<troupe::kafka_identity> : std::true_type {};
 
 } // namespace caf
 
@@ -37,6 +45,7 @@ caf::behavior session(kafka_session_ptr self, kafka_request_context ctx) {
       handle_kafka_request(self, job.header, std::move(job.body),
                            std::move(job.reply));
     },
+    [self](kafka_identity& x) { self->state.identity = std::move(x.identity); },
   };
 }
 
@@ -60,6 +69,10 @@ void kafka_session::submit(wire::request_header header, wire::request_body body,
   caf::anon_send(impl_->actor,
                  kafka_job{std::move(header), std::move(body),
                            std::move(reply)});
+}
+
+void kafka_session::set_identity(security::request_identity identity) const {
+  caf::anon_send(impl_->actor, kafka_identity{std::move(identity)});
 }
 
 } // namespace troupe
