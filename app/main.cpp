@@ -13,6 +13,7 @@
 
 #include "actors/node.hpp"
 #include "app/demo.hpp"
+#include "cluster/cluster_node.hpp"
 #include "domain/properties.hpp"
 
 namespace {
@@ -133,6 +134,14 @@ int main(int argc, char** argv) {
       ? std::optional<troupe::zookeeper_mode>{cluster.zookeeper}
       : std::nullopt);
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
+  // Node links over mutual TLS (troupe.cluster.security=ssl): CAF's OpenSSL
+  // module is loaded before the actor system exists.
+  if (serve && cluster.zookeeper.enabled()) {
+    if (auto why = troupe::configure_node_links(cfg, cluster); !why.empty()) {
+      std::cerr << "troupe: " << why << "\n";
+      return 2;
+    }
+  }
   // The demo is a show, not a user's data: unless log.dirs is given, it
   // runs on a fresh directory of its own and removes it afterwards, so a
   // second run starts from nothing and never touches /tmp/troupe-logs.

@@ -14,12 +14,14 @@
 
 #include <caf/all.hpp>
 #include <caf/io/middleman.hpp>
+#include <caf/openssl/manager.hpp>
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
 #include "actors/metadata_view.hpp"
 #include "actors/timeouts.hpp"
 #include "cluster/active_controller.hpp"
+#include "cluster/security_sync.hpp"
 #include "cluster/zookeeper/zookeeper_client.hpp"
 
 namespace troupe {
@@ -111,7 +113,11 @@ void connect_peer(cluster_controller_ptr self, int32_t id) {
   auto retry = [self, id, attempt] {
     later(self, tick::connect_peer, attempt, id);
   };
-  auto mm = self->home_system().middleman().actor_handle();
+  // Over mutual TLS when CAF's OpenSSL module is loaded
+  // (troupe.cluster.security=ssl, cluster_node.cpp configure_node_links).
+  auto& sys = self->home_system();
+  auto mm = sys.has_openssl_manager() ? sys.openssl_manager().actor_handle()
+                                      : sys.middleman().actor_handle();
   self->request(mm, peer_timeout, caf::connect_atom_v, host, port)
     .then(
       [self, id, attempt, retry, host, port](const caf::node_id&,

@@ -39,6 +39,8 @@ struct zookeeper_client::control_block {
   bool closed = false;
 
   std::atomic<session_state> state{session_state::connecting};
+  /// zookeeper.set.acl: create znodes with Kafka's ACLs.
+  bool secure = false;
   std::atomic<int64_t> session_id{0};
 
   /// Runs `f` (which calls a user handler) unless the client is closed.
@@ -318,6 +320,35 @@ int data_length(const std::string& data) {
   return static_cast<int>(data.size());
 }
 
+// -- ACLs: Kafka's ZkData.defaultAcls ----------------------------------------------------
+
+// ZkData.SensitiveRootPaths: a prefix match, as Kafka's startsWith.
+bool sensitive_path(std::string_view path) {
+  for (std::string_view root :
+       {"/config/users", "/config/brokers", "/delegation_token/tokens"})
+    if (path.substr(0, root.size()) == root)
+      return true;
+  return false;
+}
+
+// The C client's ACL list for a new znode at `path` (static storage: the
+// client copies it into the request).
+ACL_vector* acls_for(bool secure, std::string_view path) {
+  if (!secure || path == "/consumers")
+    return &ZOO_OPEN_ACL_UNSAFE;
+  if (sensitive_path(path))
+    return &ZOO_CREATOR_ALL_ACL;
+  static ACL creator_all_world_read[] = {{ZOO_PERM_ALL, ZOO_AUTH_IDS},
+                                         {ZOO_PERM_READ, ZOO_ANYONE_ID_UNSAFE}};
+  static ACL_vector acls{2, creator_all_world_read};
+  return &acls;
+}
+
+void on_auth_added(int rc, const void*) {
+  if (rc != ZOK)
+    spdlog::error("zookeeper: digest authentication failed: {}", zerror(rc));
+}
+
 // -- requests -----------------------------------------------------------------------------
 
 // One request in flight: owns the handler; freed by its completion.
@@ -524,11 +555,11 @@ void recursive_create::step() {
       rc = ZCLOSING;
     } else if (missing.empty()) {
       rc = zoo_acreate(s->zh, path.c_str(), data.data(), data_length(data),
-                       &ZOO_OPEN_ACL_UNSAFE, mode_flags(mode),
+                       acls_for(cb->secure, path), mode_flags(mode),
                        on_recursive_created, this);
     } else {
       rc = zoo_acreate(s->zh, missing.back().c_str(), nullptr, -1,
-                       &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT,
+                       acls_for(cb->secure, missing.back()), ZOO_PERSISTENT,
                        on_recursive_created, this);
     }
   }
@@ -585,6 +616,16 @@ void close_session(std::unique_ptr<session> s) {
 } // namespace
 
 // -- names ----------------------------------------------------------------------------------
+
+std::vector<zk_acl_entry> kafka_default_acls(bool secure,
+                                             std::string_view path) {
+  std::vector<zk_acl_entry> out;
+  auto* acls = acls_for(secure, path);
+  for (int32_t i = 0; i < acls->count; ++i)
+    out.push_back({acls->data[i].perms, acls->data[i].id.scheme,
+                   acls->data[i].id.id});
+  return out;
+}
 
 std::string_view to_string(zk_error error) {
   switch (error) {
@@ -675,11 +716,13 @@ zookeeper_client::connect(zookeeper_config config, session_handler on_session,
     return "zookeeper.session.timeout.ms must be positive";
   route_zookeeper_logs();
   auto cb = std::make_shared<control_block>();
+  cb->secure = config.set_acl;
   cb->on_session =
     on_session ? std::move(on_session) : [](const session_event&) {};
   cb->on_watch = on_watch ? std::move(on_watch) : [](const watch_event&) {};
   std::unique_ptr<zookeeper_client> client{
     new zookeeper_client(*parsed, config.session_timeout_ms, std::move(cb))};
+  client->digest_ = std::move(config.digest);
   if (auto error = client->open_session(); !error.empty())
     return error;
   return client;
@@ -699,6 +742,16 @@ std::string zookeeper_client::open_session() {
   if (s->zh == nullptr)
     error = "zookeeper: cannot create a handle for " + hosts + ": "
             + std::strerror(errno);
+  else if (!digest_.empty()) {
+    // Sent ahead of every request of the session (and again when the C
+    // client reconnects the same session), as Kafka's SASL login.
+    int rc = zoo_add_auth(s->zh, "digest", digest_.data(),
+                          static_cast<int>(digest_.size()), on_auth_added,
+                          nullptr);
+    if (rc != ZOK)
+      error = std::string{"zookeeper: cannot add digest authentication: "}
+              + zerror(rc);
+  }
   session_ = std::move(s);
   return error;
 }
@@ -738,7 +791,8 @@ void zookeeper_client::create(const std::string& path, std::string data,
     session_->zh == nullptr
       ? ZINVALIDSTATE
       : zoo_acreate(session_->zh, path.c_str(), data.data(), data_length(data),
-                    &ZOO_OPEN_ACL_UNSAFE, mode_flags(mode), on_created, req);
+                    acls_for(cb_->secure, path), mode_flags(mode), on_created,
+                    req);
   if (rc != ZOK)
     finish_now(req, rc, create_result{});
 }
@@ -821,8 +875,9 @@ void zookeeper_client::multi(std::vector<zk_op> ops,
     switch (op.type) {
       case zk_op::kind::create:
         zoo_create_op_init(c_op, op.path.c_str(), op.data.data(),
-                           data_length(op.data), &ZOO_OPEN_ACL_UNSAFE,
-                           mode_flags(op.mode), req->created_paths[i].data(),
+                           data_length(op.data),
+                           acls_for(cb_->secure, op.path), mode_flags(op.mode),
+                           req->created_paths[i].data(),
                            static_cast<int>(req->created_paths[i].size()));
         break;
       case zk_op::kind::remove:

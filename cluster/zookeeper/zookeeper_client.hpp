@@ -193,7 +193,36 @@ struct zookeeper_config {
   /// zookeeper.session.timeout.ms (Kafka's default); the server bounds it by
   /// its min/maxSessionTimeout.
   int32_t session_timeout_ms = 18000;
+  /// troupe.zookeeper.digest, "user:password": every session of the client
+  /// authenticates with zoo_add_auth("digest", ...), as Kafka's brokers do
+  /// with their JAAS login (empty: anonymous).
+  std::string digest;
+  /// zookeeper.set.acl: every znode the client creates gets Kafka's ACLs
+  /// (kafka_default_acls) instead of world:anyone ALL.
+  bool set_acl = false;
 };
+
+/// One ACL entry of a znode: ZooKeeper's permission bits (READ 1, WRITE 2,
+/// CREATE 4, DELETE 8, ADMIN 16, ALL 31), scheme and id.
+struct zk_acl_entry {
+  int32_t perms = 0;
+  std::string scheme;
+  std::string id;
+
+  friend bool operator==(const zk_acl_entry& x, const zk_acl_entry& y) {
+    return x.perms == y.perms && x.scheme == y.scheme && x.id == y.id;
+  }
+};
+
+/// Kafka's ZkData.defaultAcls (3.9): with zookeeper.set.acl, the creator's
+/// identity gets ALL (auth:"") and everyone READ (world:anyone), except
+/// that the sensitive paths (/config/users, /config/brokers,
+/// /delegation_token/tokens and below) are readable by the creator only;
+/// /consumers (the old consumers' path) and every znode without
+/// zookeeper.set.acl stay open (world:anyone ALL). `path` is relative to
+/// the chroot.
+std::vector<zk_acl_entry> kafka_default_acls(bool secure,
+                                             std::string_view path);
 
 // -- the client --------------------------------------------------------------------
 
@@ -284,6 +313,7 @@ private:
 
   zk::connect_string connect_;
   int32_t session_timeout_ms_;
+  std::string digest_;
   std::shared_ptr<control_block> cb_;
   std::unique_ptr<session> session_;
 };
