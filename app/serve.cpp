@@ -140,12 +140,14 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
   std::shared_ptr<rest::api> api;
   if (options.http_port > 0) {
     rest::api_config ac;
-    ac.base_uri = "http://" + config.advertised_host + ":"
+    ac.base_uri = (config.security.http_ssl_enabled ? "https://" : "http://")
+                  + config.advertised_host + ":"
                   + std::to_string(options.http_port);
     ac.admin_token = options.http_admin_token;
     ac.admin_enable = options.http_admin_enable;
     ac.consumer_instance_timeout_ms = options.consumer_instance_timeout_ms;
     ac.threads = static_cast<size_t>(std::max(1, options.http_threads));
+    ac.security = security; // troupe.http.auth's SCRAM users and the ACLs
     api = std::make_shared<rest::api>(sys, config, ac);
   }
   auto events = api ? api->listener() : event_listener_actor{};
@@ -198,6 +200,8 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
       hc.idle_timeout = std::chrono::milliseconds(options.http_idle_timeout_ms);
       hc.threads = options.http_threads;
       hc.web_root = find_web_root(options.web_root);
+      hc.ssl_enabled = config.security.http_ssl_enabled;
+      hc.ssl = config.security.http_ssl;
       http = std::make_unique<http_server>(hc, api);
       try {
         http->start();
@@ -222,7 +226,8 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
       http ? (", HTTP on " + std::to_string(options.http_port)).c_str() : "");
   else if (http)
     std::printf("troupe: dashboard and REST/WebSocket API on "
-                "http://%s:%d/ ; Kafka listeners on %d..%d\n",
+                "%s://%s:%d/ ; Kafka listeners on %d..%d\n",
+                config.security.http_ssl_enabled ? "https" : "http",
                 config.advertised_host.c_str(), options.http_port,
                 config.base_port, config.base_port + config.brokers - 1);
   else

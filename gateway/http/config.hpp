@@ -5,7 +5,12 @@
 #include <memory>
 #include <string>
 
+#include "domain/security/security_config.hpp"
 #include "gateway/http/handler.hpp"
+
+namespace boost::asio::ssl {
+class context;
+} // namespace boost::asio::ssl
 
 namespace troupe {
 
@@ -21,6 +26,11 @@ struct http_server_config {
   int threads = 1;
   /// Where the dashboard's files live (served at / and /ui/).
   std::string web_root = "web";
+  /// troupe.http.ssl.enable: HTTPS and wss only (no plain HTTP on the port).
+  bool ssl_enabled = false;
+  /// troupe.http.ssl.*: the PEM keystore, key password, truststore (for
+  /// client certificates), ssl.client.auth and ssl.enabled.protocols.
+  security::tls_config ssl;
 };
 
 /// What every session of one server shares (Beast's chat-multi
@@ -28,6 +38,8 @@ struct http_server_config {
 struct server_context {
   http_server_config config;
   std::shared_ptr<http_handler> api;
+  /// The TLS context when ssl_enabled (gateway/http/tls_context.hpp).
+  std::shared_ptr<boost::asio::ssl::context> tls;
 };
 
 } // namespace troupe

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,8 @@ struct http_request {
   std::string accept;
   std::string authorization;
   std::string body;
+  /// The client's address without port ("127.0.0.1"), for ACL hosts.
+  std::string remote_host;
 };
 
 struct http_response {
@@ -38,6 +41,10 @@ using http_reply_fn = std::function<void(http_response)>;
 struct ws_peer {
   std::function<void(std::string text)> send;
   std::function<void(std::string reason)> close;
+  /// The upgrade's Authorization header and client address: who the
+  /// socket acts as (the API authenticated them in admit()).
+  std::string authorization;
+  std::string remote_host;
 };
 
 class http_handler {
@@ -46,6 +53,14 @@ public:
 
   /// Answers one request through `reply`, asynchronously.
   virtual void handle(http_request req, http_reply_fn reply) = 0;
+
+  /// What the server answers without the API (a dashboard file, a
+  /// WebSocket upgrade; `req` has no body) may proceed: nullopt, or the
+  /// refusal to send instead (401). Runs on the session's thread.
+  virtual std::optional<http_response> admit(const http_request& req) {
+    (void) req;
+    return std::nullopt;
+  }
 
   /// A WebSocket on /v1/ws was accepted; returns its id.
   virtual uint64_t ws_open(ws_peer peer) = 0;

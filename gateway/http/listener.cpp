@@ -54,8 +54,20 @@ void listener::do_accept() {
 void listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
   if (ec == asio::error::operation_aborted || !acceptor_.is_open())
     return;
-  if (!ec)
-    std::make_shared<http_session>(std::move(socket), ctx_)->start();
+  if (!ec) {
+    boost::system::error_code ep_ec;
+    auto remote = socket.remote_endpoint(ep_ec);
+    auto host = ep_ec ? std::string{} : remote.address().to_string();
+    if (ctx_->tls)
+      std::make_shared<http_session<tls_stream>>(
+        tls_stream{plain_stream{std::move(socket)}, *ctx_->tls}, ctx_,
+        std::move(host))
+        ->start();
+    else
+      std::make_shared<http_session<plain_stream>>(
+        plain_stream{std::move(socket)}, ctx_, std::move(host))
+        ->start();
+  }
   do_accept();
 }
 

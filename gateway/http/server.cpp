@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gateway/http/listener.hpp"
+#include "gateway/http/tls_context.hpp"
 #include "gateway/thread_slot.hpp"
 
 namespace asio = boost::asio;
@@ -15,7 +16,7 @@ namespace troupe {
 http_server::http_server(http_server_config config,
                          std::shared_ptr<http_handler> api)
   : ctx_(std::make_shared<server_context>(
-    server_context{std::move(config), std::move(api)})) {
+    server_context{std::move(config), std::move(api), nullptr})) {
   // nop
 }
 
@@ -25,6 +26,8 @@ http_server::~http_server() {
 
 void http_server::start() {
   auto& config = ctx_->config;
+  if (config.ssl_enabled && !ctx_->tls) // throws when the PEMs are unusable
+    ctx_->tls = make_tls_server_context(config.ssl);
   auto threads = std::max(1, config.threads);
   io_ = std::make_shared<asio::io_context>(threads);
   auto addr = asio::ip::make_address(config.bind_host);
@@ -37,7 +40,8 @@ void http_server::start() {
       gateway_thread_slot = static_cast<size_t>(i);
       io->run();
     });
-  spdlog::info("http: listening on {}:{}", config.bind_host, port_);
+  spdlog::info("http: listening on {}:{}{}", config.bind_host, port_,
+               ctx_->tls ? " (HTTPS)" : "");
 }
 
 void http_server::stop() {

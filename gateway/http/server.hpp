@@ -48,7 +48,7 @@ public:
   }
 
 private:
-  std::shared_ptr<const server_context> ctx_;
+  std::shared_ptr<server_context> ctx_;
   std::shared_ptr<boost::asio::io_context> io_;
   std::shared_ptr<listener> listener_;
   std::vector<std::thread> threads_;

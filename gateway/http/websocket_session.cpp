@@ -8,14 +8,22 @@ namespace websocket = beast::websocket;
 
 namespace troupe {
 
-websocket_session::websocket_session(asio::ip::tcp::socket&& socket,
-                                     std::shared_ptr<const server_context> ctx)
-  : ws_(std::move(socket)), ctx_(std::move(ctx)) {
+template <class Stream>
+websocket_session<Stream>::websocket_session(
+  Stream&& stream, std::shared_ptr<const server_context> ctx,
+  std::string authorization, std::string remote_host)
+  : ws_(std::move(stream)),
+    ctx_(std::move(ctx)),
+    authorization_(std::move(authorization)),
+    remote_host_(std::move(remote_host)) {
   // nop
 }
 
-void websocket_session::start(
+template <class Stream>
+void websocket_session<Stream>::start(
   beast::http::request<beast::http::string_body> req) {
+  // The websocket stream's own timeouts take over from the HTTP ones.
+  beast::get_lowest_layer(ws_).expires_never();
   websocket::stream_base::timeout opt{
     std::chrono::seconds(30), // handshake
     std::chrono::duration_cast<websocket::stream_base::duration>(
@@ -23,14 +31,16 @@ void websocket_session::start(
     true}; // keep-alive pings
   ws_.set_option(opt);
   ws_.read_message_max(ctx_->config.body_limit);
-  ws_.async_accept(req, beast::bind_front_handler(&websocket_session::on_accept,
-                                                  shared_from_this()));
+  ws_.async_accept(req,
+                   beast::bind_front_handler(&websocket_session::on_accept,
+                                             this->shared_from_this()));
 }
 
-void websocket_session::on_accept(beast::error_code ec) {
+template <class Stream>
+void websocket_session<Stream>::on_accept(beast::error_code ec) {
   if (ec)
     return;
-  std::weak_ptr<websocket_session> weak = shared_from_this();
+  std::weak_ptr<websocket_session> weak = this->shared_from_this();
   auto exec = ws_.get_executor();
   ws_peer peer;
   peer.send = [weak, exec](std::string text) {
@@ -45,17 +55,21 @@ void websocket_session::on_accept(beast::error_code ec) {
         self->close(std::move(reason));
     });
   };
+  peer.authorization = std::move(authorization_);
+  peer.remote_host = remote_host_;
   id_ = ctx_->api->ws_open(std::move(peer));
   open_ = true;
   do_read();
 }
 
-void websocket_session::do_read() {
+template <class Stream>
+void websocket_session<Stream>::do_read() {
   ws_.async_read(buffer_, beast::bind_front_handler(&websocket_session::on_read,
-                                                    shared_from_this()));
+                                                    this->shared_from_this()));
 }
 
-void websocket_session::on_read(beast::error_code ec, size_t) {
+template <class Stream>
+void websocket_session<Stream>::on_read(beast::error_code ec, size_t) {
   if (ec) {
     finish();
     return;
@@ -71,7 +85,8 @@ void websocket_session::on_read(beast::error_code ec, size_t) {
   do_read();
 }
 
-void websocket_session::enqueue(std::string text) {
+template <class Stream>
+void websocket_session<Stream>::enqueue(std::string text) {
   if (closing_ || !open_)
     return;
   queue_.push_back(std::move(text));
@@ -79,14 +94,16 @@ void websocket_session::enqueue(std::string text) {
     do_write();
 }
 
-void websocket_session::do_write() {
+template <class Stream>
+void websocket_session<Stream>::do_write() {
   ws_.text(true);
   ws_.async_write(asio::buffer(queue_.front()),
                   beast::bind_front_handler(&websocket_session::on_write,
-                                            shared_from_this()));
+                                            this->shared_from_this()));
 }
 
-void websocket_session::on_write(beast::error_code ec, size_t) {
+template <class Stream>
+void websocket_session<Stream>::on_write(beast::error_code ec, size_t) {
   if (ec) {
     finish();
     return;
@@ -98,7 +115,8 @@ void websocket_session::on_write(beast::error_code ec, size_t) {
     do_close();
 }
 
-void websocket_session::close(std::string reason) {
+template <class Stream>
+void websocket_session<Stream>::close(std::string reason) {
   if (closing_ || close_reason_)
     return;
   close_reason_ = std::move(reason);
@@ -106,7 +124,8 @@ void websocket_session::close(std::string reason) {
     do_close();
 }
 
-void websocket_session::do_close() {
+template <class Stream>
+void websocket_session<Stream>::do_close() {
   closing_ = true;
   // One line, at most 123 bytes: what fits a close frame.
   auto why = close_reason_->substr(0, close_reason_->find('\n'));
@@ -114,14 +133,18 @@ void websocket_session::do_close() {
   websocket::close_reason cr(websocket::close_code::policy_error,
                              beast::string_view(why.data(), why.size()));
   ws_.async_close(
-    cr, [self = shared_from_this()](beast::error_code) { self->finish(); });
+    cr, [self = this->shared_from_this()](beast::error_code) { self->finish(); });
 }
 
-void websocket_session::finish() {
+template <class Stream>
+void websocket_session<Stream>::finish() {
   if (!open_)
     return;
   open_ = false;
   ctx_->api->ws_closed(id_);
 }
+
+template class websocket_session<beast::tcp_stream>;
+template class websocket_session<beast::ssl_stream<beast::tcp_stream>>;
 
 } // namespace troupe

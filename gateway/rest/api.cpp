@@ -17,6 +17,12 @@ api::api(caf::actor_system& sys, cluster_config cluster, api_config config)
     std::make_shared<services>(sys, std::move(cluster), std::move(config))) {
   svc_->hub = spawn_ws_hub(sys, svc_->cluster.group);
   svc_->stats = std::make_unique<route_stats[]>(routes().size());
+  authenticator::settings as;
+  as.basic = svc_->cluster.security.http_auth == "basic";
+  as.admin_token = svc_->config.admin_token;
+  as.plain_users = plain_users_of(svc_->cluster.security);
+  svc_->auth =
+    std::make_unique<authenticator>(std::move(as), svc_->config.security);
   bridges_ =
     std::make_unique<bridge_pool<bridge_state>>(sys, svc_->config.threads);
 }
@@ -67,7 +73,46 @@ void api::shutdown(bool wait) {
   bridges_.reset();
 }
 
+std::optional<http_response> api::authenticate(const http_request& req,
+                                               principal& who) const {
+  if (req.path == "/healthz") // liveness probes carry no credentials
+    return std::nullopt;
+  std::string why;
+  auto p = svc_->auth->authenticate(req.authorization, req.remote_host, why);
+  if (!p)
+    return unauthorized(why);
+  who = std::move(*p);
+  return std::nullopt;
+}
+
+std::optional<http_response> api::guard(access acc, const principal& who,
+                                        const http_request& req) const {
+  if (who.super)
+    return std::nullopt;
+  auto* store = svc_->config.security.get();
+  if (store && store->config().enabled) {
+    // As Kafka: CreateTopics needs CREATE on the cluster or on the topic
+    // (create_topic checks, once it knows the name); a broker's stop or
+    // start changes the cluster, CLUSTER ALTER.
+    if (acc == access::create
+        || may(who, store, security::acl_operation::alter,
+               security::resource_type::cluster, cluster_resource))
+      return std::nullopt;
+    return v2::cluster_forbidden();
+  }
+  return check_admin(svc_->config.admin_token, svc_->config.admin_enable,
+                     req.authorization);
+}
+
+std::optional<http_response> api::admit(const http_request& req) {
+  principal who;
+  return authenticate(req, who);
+}
+
 void api::handle(http_request req, http_reply_fn reply) {
+  principal who;
+  if (auto refused = authenticate(req, who))
+    return reply(std::move(*refused));
   std::vector<std::string> segments;
   if (!split_path(req.path, segments))
     return reply(v2::bad_request("malformed %-escape in " + req.path));
@@ -84,9 +129,8 @@ void api::handle(http_request req, http_reply_fn reply) {
     return reply(std::move(res));
   }
   auto& r = table[static_cast<size_t>(m.index)];
-  if (r.acc == access::admin)
-    if (auto denied = check_admin(svc_->config.admin_token,
-                                  svc_->config.admin_enable, req.authorization))
+  if (r.acc != access::open)
+    if (auto denied = guard(r.acc, who, req))
       return reply(std::move(*denied));
   if (!svc_->view || !bridges_)
     return reply(error_body(503, 503, "NOT_READY", "the node is not up yet"));
@@ -100,12 +144,24 @@ void api::handle(http_request req, http_reply_fn reply) {
     reply(std::move(res));
   };
   r.fn(call{svc_, bridges_->local(), std::move(req), std::move(m.params),
-            std::move(timed)});
+            std::move(timed), std::move(who)});
 }
 
 uint64_t api::ws_open(ws_peer peer) {
   auto id = next_socket_++;
-  caf::anon_send(svc_->hub, ws_opened{id, std::move(peer)});
+  // admit() let the upgrade through; its verification is cached.
+  http_request upgrade;
+  upgrade.path = "/v1/ws";
+  upgrade.authorization = peer.authorization;
+  upgrade.remote_host = peer.remote_host;
+  principal who;
+  if (auto refused = authenticate(upgrade, who)) {
+    peer.close("authentication failed");
+    return id;
+  }
+  caf::anon_send(svc_->hub,
+                 ws_opened{id, std::move(peer),
+                           access_of(std::move(who), svc_->config.security)});
   return id;
 }
 

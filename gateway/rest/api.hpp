@@ -51,6 +51,8 @@ public:
 
   void handle(http_request req, http_reply_fn reply) override;
 
+  std::optional<http_response> admit(const http_request& req) override;
+
   uint64_t ws_open(ws_peer peer) override;
 
   void ws_message(uint64_t id, std::string text) override;
@@ -58,6 +60,15 @@ public:
   void ws_closed(uint64_t id) override;
 
 private:
+  /// troupe.http.auth: nullopt and `who` set, or the 401.
+  std::optional<http_response> authenticate(const http_request& req,
+                                            principal& who) const;
+
+  /// The admin routes: the admin token, or the ACLs' CLUSTER ALTER (CREATE
+  /// for topics) when an authorizer runs, else check_admin.
+  std::optional<http_response> guard(access acc, const principal& who,
+                                     const http_request& req) const;
+
   std::shared_ptr<services> svc_;
   std::unique_ptr<bridge_pool<bridge_state>> bridges_;
   std::atomic<uint64_t> next_socket_{1};

@@ -1,8 +1,31 @@
 #include "gateway/rest/call.hpp"
 
+#include <algorithm>
+
 #include "gateway/rest/errors.hpp"
 
 namespace troupe::rest {
+
+bool call::allow_topics(security::acl_operation op,
+                        const std::vector<std::string>& topics) const {
+  std::vector<std::string> denied;
+  for (auto& t : topics)
+    if (!may(op, security::resource_type::topic, t)
+        && std::find(denied.begin(), denied.end(), t) == denied.end())
+      denied.push_back(t);
+  if (denied.empty())
+    return true;
+  reply(v2::topics_forbidden(denied));
+  return false;
+}
+
+bool call::allow_group(security::acl_operation op,
+                       const std::string& group) const {
+  if (may(op, security::resource_type::group, group))
+    return true;
+  reply(v2::group_forbidden(group));
+  return false;
+}
 
 http_response ask_failed(const caf::error& err, std::string_view what,
                          bool v2) {

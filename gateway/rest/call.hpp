@@ -25,7 +25,9 @@
 #include "domain/cluster_config.hpp"
 #include "domain/log/record_batch.hpp"
 #include "gateway/bridge.hpp"
+#include "domain/security/security_store.hpp"
 #include "gateway/http/handler.hpp"
+#include "gateway/rest/auth.hpp"
 #include "gateway/rest/cluster_view.hpp"
 #include "gateway/rest/instances.hpp"
 #include "gateway/rest/router.hpp"
@@ -51,6 +53,9 @@ struct api_config {
   bool admin_enable = false;
   /// Asio threads of the server: one bridge actor each.
   size_t threads = 1;
+  /// The process's ACLs and SCRAM credentials (app/serve.cpp); null: no
+  /// SCRAM users and no authorizer.
+  std::shared_ptr<security::security_store> security;
 };
 
 /// The Kafka clients of a bridge actor (client/), for the requests of its
@@ -86,6 +91,8 @@ struct services {
   ws_hub_actor hub;
   /// One per entry of routes(), same order.
   std::unique_ptr<route_stats[]> stats;
+  /// troupe.http.auth over config.security (gateway/rest/auth.hpp).
+  std::unique_ptr<authenticator> auth;
 };
 
 /// The bridge actor whose job or continuation runs on this thread, if any.
@@ -110,8 +117,10 @@ private:
 class call {
 public:
   call(std::shared_ptr<services> svc, const rest_bridge& bridge,
-       http_request req, std::vector<std::string> params, http_reply_fn reply)
+       http_request req, std::vector<std::string> params, http_reply_fn reply,
+       principal who = {})
     : st_(std::make_shared<state>()) {
+    st_->who = std::move(who);
     st_->svc = std::move(svc);
     st_->bridge = &bridge;
     st_->req = std::move(req);
@@ -137,6 +146,34 @@ public:
   const cluster_view& cluster() const {
     return *st_->svc->view;
   }
+
+  // -- the caller (gateway/rest/auth.hpp) ----------------------------------------
+
+  /// Who the request acts as.
+  const principal& who() const {
+    return st_->who;
+  }
+
+  /// Whether the caller may `op` on the resource (the store's ACLs).
+  bool may(security::acl_operation op, security::resource_type type,
+           std::string_view name) const {
+    return rest::may(st_->who, st_->svc->config.security.get(), op, type,
+                     name);
+  }
+
+  /// The caller's decisions, for the registry and the hub.
+  access_check access() const {
+    return access_of(st_->who, st_->svc->config.security);
+  }
+
+  /// Answers 403 TOPIC_AUTHORIZATION_FAILED naming the topics the caller
+  /// may not `op`; true when it may all.
+  bool allow_topics(security::acl_operation op,
+                    const std::vector<std::string>& topics) const;
+
+  /// Answers 403 GROUP_AUTHORIZATION_FAILED unless the caller may `op` on
+  /// the group.
+  bool allow_group(security::acl_operation op, const std::string& group) const;
 
   // -- the answer -------------------------------------------------------------
 
@@ -220,6 +257,7 @@ private:
     http_request req;
     std::vector<std::string> params;
     http_reply_fn reply;
+    principal who;
     bool replied = false;
   };
 

@@ -76,6 +76,11 @@ void create_topic(const call& c) {
     return;
   if (!body.has_name())
     return c.reply(v2::bad_request("field 'name' is required"));
+  // Kafka's CreateTopics: CREATE on the cluster, else on the topic.
+  if (!c.may(security::acl_operation::create, security::resource_type::cluster,
+             cluster_resource)
+      && !c.allow_topics(security::acl_operation::create, {body.name()}))
+    return;
   new_topic t{body.name(), body.partitions() > 0 ? body.partitions() : -1,
               static_cast<int16_t>(body.replication_factor() > 0
                                      ? body.replication_factor()

@@ -21,6 +21,19 @@ instance_key key_of(const call& c) {
   return {c.param(0), c.param(1)};
 }
 
+/// An instance is a member of its group: every instance route needs READ
+/// on the group, as JoinGroup, Heartbeat and OffsetCommit do.
+bool member_allowed(const call& c) {
+  return c.allow_group(security::acl_operation::read, c.param(0));
+}
+
+bool topics_allowed(const call& c, const std::vector<topic_partition>& tps) {
+  std::vector<std::string> topics;
+  for (auto& tp : tps)
+    topics.push_back(tp.topic);
+  return c.allow_topics(security::acl_operation::read, topics);
+}
+
 /// Sends `req` to the registry and answers with its response, in the media
 /// type Accept chose.
 template <class Request>
@@ -115,7 +128,7 @@ bool partitions_of(const call& c, const pb::PartitionsRequest& body,
 
 void seek_all(const call& c, int64_t to) {
   auto type = answer_type(c, true);
-  if (!type || !require_body(c))
+  if (!type || !member_allowed(c) || !require_body(c))
     return;
   pb::PartitionsRequest body;
   if (!read_body(c, body))
@@ -134,7 +147,7 @@ void seek_all(const call& c, int64_t to) {
 
 void create_consumer(const call& c) {
   auto type = answer_type(c, true);
-  if (!type)
+  if (!type || !member_allowed(c))
     return;
   pb::CreateConsumerRequest body;
   if (!read_body(c, body))
@@ -207,13 +220,13 @@ void create_consumer(const call& c) {
 
 void delete_consumer(const call& c) {
   auto type = answer_type(c, true);
-  if (type)
+  if (type && member_allowed(c))
     forward(c, *type, delete_instance{key_of(c)});
 }
 
 void subscribe(const call& c) {
   auto type = answer_type(c, true);
-  if (!type || !require_body(c))
+  if (!type || !member_allowed(c) || !require_body(c))
     return;
   pb::SubscriptionRequest body;
   if (!read_body(c, body))
@@ -227,6 +240,8 @@ void subscribe(const call& c) {
         return c.reply(v2::bad_request("topics must be strings"));
       req.topics.push_back(t.string_value());
     }
+    if (!c.allow_topics(security::acl_operation::read, req.topics))
+      return;
   } else if (body.has_topic_pattern()) {
     req.has_pattern = true;
     req.pattern = body.topic_pattern();
@@ -236,21 +251,24 @@ void subscribe(const call& c) {
 
 void get_subscription(const call& c) {
   auto type = answer_type(c, true);
-  if (type)
+  if (type && member_allowed(c))
     forward(c, *type, subscription_of{key_of(c)});
 }
 
 void unsubscribe(const call& c) {
   auto type = answer_type(c, true);
-  if (type)
+  if (type && member_allowed(c))
     forward(c, *type, unsubscribe_instance{key_of(c)});
 }
 
 void read_records(const call& c) {
   // The registry negotiates the records' format with the instance's own.
+  if (!member_allowed(c))
+    return;
   poll_instance req;
   req.key = key_of(c);
   req.accept = c.request().accept;
+  req.may = c.access(); // READ on each topic it reads, checked by the registry
   std::string text;
   if (query_param(c.request().query, "timeout", text)
       && !parse_int(text, req.timeout_ms))
@@ -265,7 +283,7 @@ void read_records(const call& c) {
 
 void commit_offsets(const call& c) {
   auto type = answer_type(c, true);
-  if (!type)
+  if (!type || !member_allowed(c))
     return;
   pb::CommitOffsetsRequest body;
   if (!read_body(c, body))
@@ -286,12 +304,19 @@ void commit_offsets(const call& c) {
     p.metadata = o.metadata();
     req.offsets.push_back(std::move(p));
   }
+  std::vector<std::string> topics;
+  for (auto& o : req.offsets)
+    topics.push_back(o.topic);
+  if (!c.allow_topics(security::acl_operation::read, topics))
+    return;
+  // Without offsets the registry commits what the instance consumed: the
+  // topics its polls were allowed to read.
   forward(c, *type, std::move(req));
 }
 
 void get_committed_offsets(const call& c) {
   auto type = answer_type(c, true);
-  if (!type)
+  if (!type || !member_allowed(c))
     return;
   // REST Proxy: no request body is "partition not found".
   if (c.request().body.empty())
@@ -301,14 +326,15 @@ void get_committed_offsets(const call& c) {
     return;
   committed_of req;
   req.key = key_of(c);
-  if (!partitions_of(c, body, req.partitions))
+  if (!partitions_of(c, body, req.partitions)
+      || !topics_allowed(c, req.partitions))
     return;
   forward(c, *type, std::move(req));
 }
 
 void seek(const call& c) {
   auto type = answer_type(c, true);
-  if (!type || !require_body(c))
+  if (!type || !member_allowed(c) || !require_body(c))
     return;
   pb::SeekRequest body;
   if (!read_body(c, body))
@@ -345,21 +371,22 @@ void seek_to_end(const call& c) {
 
 void assign(const call& c) {
   auto type = answer_type(c, true);
-  if (!type || !require_body(c))
+  if (!type || !member_allowed(c) || !require_body(c))
     return;
   pb::PartitionsRequest body;
   if (!read_body(c, body))
     return;
   assign_instance req;
   req.key = key_of(c);
-  if (!partitions_of(c, body, req.partitions))
+  if (!partitions_of(c, body, req.partitions)
+      || !topics_allowed(c, req.partitions))
     return;
   forward(c, *type, std::move(req));
 }
 
 void get_assignments(const call& c) {
   auto type = answer_type(c, true);
-  if (type)
+  if (type && member_allowed(c))
     forward(c, *type, assignment_of{key_of(c)});
 }
 

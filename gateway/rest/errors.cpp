@@ -103,6 +103,34 @@ int produce_error_code(error_code e) {
   return is_retriable(e) ? 50003 : 50002;
 }
 
+http_response forbidden(error_code e, std::string_view message) {
+  http_response res;
+  res.status = 403;
+  res.content_type = v2_json;
+  res.body = "{\"error_code\":40301,\"error_name\":" + json_quote(error_name(e))
+             + ",\"kafka_error_code\":" + std::to_string(static_cast<int>(e))
+             + ",\"message\":" + json_quote(message) + "}";
+  return res;
+}
+
+http_response topics_forbidden(const std::vector<std::string>& topics) {
+  std::string list;
+  for (auto& t : topics)
+    list += (list.empty() ? "" : ", ") + t;
+  return forbidden(error_code::topic_authorization_failed,
+                   "Not authorized to access topics: [" + list + "]");
+}
+
+http_response group_forbidden(std::string_view group) {
+  return forbidden(error_code::group_authorization_failed,
+                   "Not authorized to access group: " + std::string{group});
+}
+
+http_response cluster_forbidden() {
+  return forbidden(error_code::cluster_authorization_failed,
+                   "Cluster authorization failed.");
+}
+
 } // namespace v2
 
 http_response kafka_error(unsigned status, error_code e,

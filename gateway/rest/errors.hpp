@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "domain/error_code.hpp"
 #include "gateway/http/handler.hpp"
@@ -41,6 +42,19 @@ http_response kafka(error_code e, std::string_view message);
 /// The code a produce answer carries per failed record: 50003 for
 /// retriable errors, 50002 for others (AbstractProduceAction).
 int produce_error_code(error_code e);
+
+/// An ACL denial: 403 with REST Proxy's 40301 and Kafka's code and name
+/// (`kafka_error_code`, `error_name`).
+http_response forbidden(error_code e, std::string_view message);
+
+/// TOPIC_AUTHORIZATION_FAILED: "Not authorized to access topics: [a, b]".
+http_response topics_forbidden(const std::vector<std::string>& topics);
+
+/// GROUP_AUTHORIZATION_FAILED: "Not authorized to access group: g".
+http_response group_forbidden(std::string_view group);
+
+/// CLUSTER_AUTHORIZATION_FAILED.
+http_response cluster_forbidden();
 
 } // namespace v2
 

@@ -400,6 +400,21 @@ caf::result<http_response> start_poll(registry_ptr self, poll_instance& req) {
   if (inst->kind == subscription_kind::none)
     return v2::illegal_state("Consumer is not subscribed to any topics or "
                              "assigned any partitions");
+  if (req.may) {
+    // Fetch needs READ on each topic (the caller's, at every poll: an ACL
+    // removed since the subscription applies at once).
+    std::vector<std::string> topics = inst->topics;
+    for (auto& tp : inst->assigned)
+      topics.push_back(tp.topic);
+    std::vector<std::string> denied;
+    for (auto& t : topics)
+      if (!req.may(security::acl_operation::read,
+                   security::resource_type::topic, t)
+          && std::find(denied.begin(), denied.end(), t) == denied.end())
+        denied.push_back(t);
+    if (!denied.empty())
+      return v2::topics_forbidden(denied);
+  }
   if (!inst->consumer) {
     // It left the group after max.poll.interval.ms: KafkaConsumer.poll()
     // rejoins.

@@ -23,6 +23,7 @@
 
 #include "domain/group_config.hpp"
 #include "gateway/http/handler.hpp"
+#include "gateway/rest/auth.hpp"
 #include "gateway/rest/cluster_view.hpp"
 #include "gateway/rest/media.hpp"
 #include "messages/interfaces.hpp"
@@ -99,6 +100,9 @@ struct poll_instance {
   int64_t timeout_ms = -1;
   /// -1: no limit.
   int64_t max_bytes = -1;
+  /// The caller's decisions: READ on every topic the instance reads
+  /// (empty: everything allowed).
+  access_check may;
 };
 
 /// `offsets` given: commit each offset + 1; else every consumed position.

@@ -208,6 +208,10 @@ void produce(const call& c, std::optional<int32_t> forced) {
   auto type = answer_type(c);
   if (!type)
     return;
+  // Produce needs WRITE on the topic (Kafka's handleProduceRequest): a
+  // denied request writes nothing.
+  if (!c.allow_topics(security::acl_operation::write, {c.param(0)}))
+    return;
   if (req.body.empty())
     return c.reply(v2::unprocessable("Request body is empty. Data is "
                                      "required."));

@@ -21,8 +21,12 @@ using handler = void (*)(const call&);
 
 enum class access {
   open,
-  /// Changes the cluster: gateway/rest/auth.hpp decides.
+  /// Changes the cluster: gateway/rest/auth.hpp decides (with an
+  /// authorizer: CLUSTER ALTER).
   admin,
+  /// Creates a topic: as admin, but with an authorizer CREATE on the
+  /// cluster or on the topic.
+  create,
 };
 
 struct route {

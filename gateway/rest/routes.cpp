@@ -37,7 +37,7 @@ const std::vector<route>& routes() {
     // troupe's own
     {"GET", "/healthz", healthz},
     {"GET", "/metrics", prometheus},
-    {"POST", "/v1/topics", create_topic, access::admin},
+    {"POST", "/v1/topics", create_topic, access::create},
     {"GET", "/v1/brokers", list_brokers},
     {"POST", "/v1/brokers/{id}/stop", stop_broker, access::admin},
     {"POST", "/v1/brokers/{id}/start", start_broker, access::admin},

@@ -37,6 +37,8 @@ pb::PartitionInfo partition_info(const partition_metadata& p) {
 /// The topic's metadata, or the answer for a missing topic or a failure.
 void with_topic(const call& c, std::string type,
                 std::function<void(const topic_metadata&)> k) {
+  if (!c.allow_topics(security::acl_operation::describe, {c.param(0)}))
+    return;
   with_metadata(
     c, {c.param(0)}, false, [c, type, k](caf::expected<metadata_response> md) {
       if (!md)
@@ -69,9 +71,12 @@ void list_topics(const call& c) {
     if (!md)
       return c.reply(ask_failed(md.error(), "metadata"));
     std::vector<std::string> names;
-    // Kafka's AdminClient.listTopics leaves internal topics out.
+    // Kafka's AdminClient.listTopics leaves internal topics out; Metadata
+    // hides the topics the caller may not DESCRIBE.
     for (auto& t : md->topics)
-      if (t.name != offsets_topic)
+      if (t.name != offsets_topic
+          && c.may(security::acl_operation::describe,
+                   security::resource_type::topic, t.name))
         names.push_back(t.name);
     std::sort(names.begin(), names.end());
     std::string out = "[";

@@ -23,6 +23,8 @@ constexpr milliseconds close_timeout{10000};
 
 struct member {
   ws_peer peer;
+  /// The socket's principal's decisions (empty: everything allowed).
+  access_check may;
   bool watching = false;
   std::string group;
   consumer_actor consumer;
@@ -173,6 +175,22 @@ void join(hub_ptr self, uint64_t id, member& m, const pb::WsRequest& req) {
   auto& st = self->state;
   if (req.group().empty() || req.topics_size() == 0)
     return fail(m.peer, "join needs 'group' and 'topics'");
+  // As JoinGroup and the fetches behind a member: READ on the group and on
+  // every topic (docs/ARCHITECTURE.md §9).
+  using security::acl_operation;
+  using security::resource_type;
+  if (m.may && !m.may(acl_operation::read, resource_type::group, req.group()))
+    return fail(m.peer, "Not authorized to access group: " + req.group(), false,
+                error_code::group_authorization_failed);
+  if (m.may) {
+    std::string denied;
+    for (auto& t : req.topics())
+      if (!m.may(acl_operation::read, resource_type::topic, t))
+        denied += (denied.empty() ? "" : ", ") + t;
+    if (!denied.empty())
+      return fail(m.peer, "Not authorized to access topics: [" + denied + "]",
+                  false, error_code::topic_authorization_failed);
+  }
   if (m.consumer)
     return fail(m.peer,
                 "this socket already joined a group; open another socket "
@@ -214,6 +232,11 @@ void commit(hub_ptr self, member& m, const pb::WsRequest& req) {
   for (auto& o : req.offsets()) {
     if (!o.has_topic() || !o.has_partition() || !o.has_offset())
       return fail(m.peer, "every offset needs topic, partition, offset", false);
+    if (m.may
+        && !m.may(security::acl_operation::read, security::resource_type::topic,
+                  o.topic()))
+      return fail(m.peer, "Not authorized to access topics: [" + o.topic() + "]",
+                  false, error_code::topic_authorization_failed);
     offset_commit_partition p;
     p.topic = o.topic();
     p.partition = o.partition();
@@ -304,7 +327,9 @@ ws_hub_actor::behavior_type hub(hub_ptr self, group_config limits) {
     [self](group_event& e) { on_group_event(self, e); },
     [self](hub_attach& a) { self->state.cluster = std::move(a.cluster); },
     [self](ws_opened& o) {
-      self->state.sockets[o.id].peer = std::move(o.peer);
+      auto& m = self->state.sockets[o.id];
+      m.peer = std::move(o.peer);
+      m.may = std::move(o.may);
     },
     [self](ws_text& t) { on_text(self, t); },
     [self](ws_gone& g) {

@@ -19,6 +19,7 @@
 
 #include "domain/group_config.hpp"
 #include "gateway/http/handler.hpp"
+#include "gateway/rest/auth.hpp"
 #include "gateway/rest/cluster_view.hpp"
 #include "messages/interfaces.hpp"
 
@@ -27,6 +28,8 @@ namespace troupe::rest {
 struct ws_opened {
   uint64_t id = 0;
   ws_peer peer;
+  /// What the socket's principal may do (empty: everything).
+  access_check may;
 };
 
 struct ws_text {

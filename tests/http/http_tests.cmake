@@ -26,3 +26,20 @@ foreach(_case IN ITEMS
     TIMEOUT 240 RUN_SERIAL TRUE
     ENVIRONMENT "SCREENSHOT=${CMAKE_BINARY_DIR}/dashboard.png")
 endforeach()
+
+# HTTPS, authentication and ACLs on the gateway (issue 21): certificates
+# from tests/lib/certs.py, SCRAM users and ACLs made through the Kafka
+# listener.
+set(_https ${CMAKE_SOURCE_DIR}/tests/http/https_auth.py)
+foreach(_case IN ITEMS
+    "https|HTTPS serves REST Proxy and the dashboard with the PEM keystore"
+    "unauthenticated|a REST call without credentials gets 401"
+    "basic|Basic authentication against a SCRAM user"
+    "produce_denied|a REST produce by a user without WRITE gets 403 with TOPIC_AUTHORIZATION_FAILED and writes nothing"
+    "wss|a WebSocket member over wss with Basic credentials")
+  troupe_case_fields("${_case}" _name _what)
+  add_test(NAME "http: ${_what}"
+           COMMAND ${Python3_EXECUTABLE} ${_https} $<TARGET_FILE:troupe> ${_name}
+           WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  set_tests_properties("http: ${_what}" PROPERTIES TIMEOUT 120)
+endforeach()
