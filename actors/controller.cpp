@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/metadata_view.hpp"
+#include "actors/security_admin.hpp"
 #include "domain/topic_name.hpp"
 
 namespace troupe {
@@ -16,8 +17,16 @@ namespace {
 void persist(controller_state& st) {
   if (!st.file)
     return;
-  if (auto err = st.file->save(st.metadata); !err.empty())
+  if (auto err = st.file->save(st.metadata, st.secured); !err.empty())
     spdlog::error("controller: metadata not saved: {}", err);
+}
+
+/// The process's doors see the ACLs and credentials as stored now.
+void publish_security(controller_state& st) {
+  if (!st.store)
+    return;
+  st.store->set_acls(st.secured.acls);
+  st.store->set_scram(st.secured.scram);
 }
 
 void push_to_brokers(controller_ptr self, const leadership_update& update) {
@@ -90,11 +99,12 @@ deleted_topic delete_one(controller_state& st, const topic_to_delete& t) {
 } // namespace
 
 std::variant<cluster_metadata, std::string>
-load_cluster_metadata(const cluster_config& config) {
+load_cluster_metadata(const cluster_config& config,
+                      stored_security* security) {
   cluster_metadata metadata;
   if (!config.log_dirs.empty()) {
     metadata_file file{config.log_dirs + "/__cluster_metadata"};
-    auto loaded = file.load();
+    auto loaded = file.load(security);
     if (auto err = std::get_if<std::string>(&loaded))
       return *err; // refuse to invent an empty cluster over unreadable state
     if (auto& m = std::get<std::optional<cluster_metadata>>(loaded))
@@ -115,10 +125,13 @@ load_cluster_metadata(const cluster_config& config) {
 
 embedded_controller_actor::behavior_type
 controller(controller_ptr self, cluster_config config,
-           cluster_metadata metadata) {
+           cluster_metadata metadata, controller_security security) {
   auto& st = self->state;
   st.config = std::move(config);
   st.metadata = std::move(metadata);
+  st.secured = std::move(security.stored);
+  st.store = std::move(security.store);
+  publish_security(st);
   st.rng.seed(st.config.seed != 0 ? st.config.seed : std::random_device{}());
   // Topics stored before troupe kept topic ids get one now, for good.
   for (auto& [name, partitions] : st.metadata.topics())
@@ -264,6 +277,38 @@ controller(controller_ptr self, cluster_config config,
                    first + producer_id_block_size - 1, req.broker_id);
       res.producer_id_start = first;
       res.producer_id_len = producer_id_block_size;
+      return res;
+    },
+    // Stored before answered; the store's snapshot is replaced before the
+    // answer, so the client's next request sees the change.
+    [self](create_acls_request& req) {
+      auto& st = self->state;
+      create_acls_response res;
+      if (apply_create_acls(st.secured.acls, req, res)) {
+        persist(st);
+        publish_security(st);
+      }
+      return res;
+    },
+    [self](delete_acls_request& req) {
+      auto& st = self->state;
+      delete_acls_response res;
+      if (apply_delete_acls(st.secured.acls, req, res)) {
+        persist(st);
+        publish_security(st);
+      }
+      return res;
+    },
+    [self](alter_scram_credentials_request& req) {
+      auto& st = self->state;
+      std::vector<std::string> changed;
+      auto res = apply_alter_scram(st.secured.scram, req, &changed);
+      if (!changed.empty()) {
+        spdlog::info("controller: SCRAM credentials of {} users changed",
+                     changed.size());
+        persist(st);
+        publish_security(st);
+      }
       return res;
     },
   };

@@ -38,10 +38,11 @@ size_t configure_actor_system(caf::actor_system_config& cfg,
 embedded_node
 spawn_embedded_node(caf::actor_system& sys, const cluster_config& config,
                     event_listener_actor listener,
-                    [[maybe_unused]] std::shared_ptr<security::security_store>
-                      security) {
+                    std::shared_ptr<security::security_store> security) {
   embedded_node node;
-  auto metadata = load_cluster_metadata(config);
+  controller_security secured;
+  secured.store = std::move(security);
+  auto metadata = load_cluster_metadata(config, &secured.stored);
   if (auto err = std::get_if<std::string>(&metadata))
     throw std::runtime_error("cannot load cluster metadata: " + *err);
   auto& loaded = std::get<cluster_metadata>(metadata);
@@ -50,8 +51,9 @@ spawn_embedded_node(caf::actor_system& sys, const cluster_config& config,
   // CAF's test coordinator deterministic.
   node.controller =
     config.log_dirs.empty() || !config.detached_io
-      ? sys.spawn(controller, config, std::move(loaded))
-      : sys.spawn<caf::detached>(controller, config, std::move(loaded));
+      ? sys.spawn(controller, config, std::move(loaded), std::move(secured))
+      : sys.spawn<caf::detached>(controller, config, std::move(loaded),
+                                 std::move(secured));
   cluster_peers peers;
   for (int32_t id = 0; id < config.brokers; ++id) {
     auto b = sys.spawn(broker, id, config, node.controller, listener);

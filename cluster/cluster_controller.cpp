@@ -369,6 +369,7 @@ void start_session(cluster_controller_ptr self) {
              register_broker(self);
              watch_brokers(self);
              elect(self);
+             cluster_security::start(self);
            });
 }
 
@@ -434,6 +435,11 @@ void on_session(cluster_controller_ptr self, const zk_session_event& e) {
 void on_watch(cluster_controller_ptr self, const zk_watch_event& e) {
   auto& st = self->state;
   auto kind = static_cast<watch_kind>(e.kind);
+  // Every node follows the ACL and credential changes (/config/changes
+  // also goes on to the active controller below).
+  if (cluster_security::on_watch(self, e.path)
+      && e.path != zk::config_changes_path)
+    return;
   if (e.path == zk::broker_ids_path) {
     watch_brokers(self);
   } else if (e.path == zk::config_changes_path) {
@@ -757,6 +763,16 @@ node_behavior(cluster_controller_ptr self, Role role) {
     [](cluster_peers&) {
       // The peers of a cluster node come from ZooKeeper, not from a node.
     },
+    [self](create_acls_request& req) -> caf::result<create_acls_response> {
+      return cluster_security::create_acls(self, req);
+    },
+    [self](delete_acls_request& req) -> caf::result<delete_acls_response> {
+      return cluster_security::delete_acls(self, req);
+    },
+    [self](alter_scram_credentials_request& req)
+      -> caf::result<alter_scram_credentials_response> {
+      return cluster_security::alter_scram(self, req);
+    },
   };
 }
 
@@ -924,8 +940,10 @@ void apply_snapshot(cluster_controller_ptr self, cluster_snapshot s) {
 cluster_controller_actor::behavior_type
 cluster_controller(cluster_controller_ptr self, cluster_config config,
                    std::vector<zk::broker_endpoint> endpoints,
-                   std::function<void(const std::string&)> fatal) {
+                   std::function<void(const std::string&)> fatal,
+                   std::shared_ptr<security::security_store> security) {
   auto& st = self->state;
+  st.security = std::move(security);
   st.config = std::move(config);
   st.broker_id = st.config.zookeeper.broker_id;
   st.endpoints = std::move(endpoints);

@@ -9,12 +9,17 @@
 #include <vector>
 
 #include "domain/cluster_config.hpp"
+#include "domain/security/security_store.hpp"
 #include "domain/zookeeper/kafka_znodes.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {
 
 class active_controller;
+
+namespace cluster_security {
+struct sync_state;
+} // namespace cluster_security
 
 /// Another node of the cluster (or this one), as /brokers/ids/<id> and the
 /// middleman know it.
@@ -88,6 +93,12 @@ struct cluster_controller_state {
   /// every controllership this node holds draw from it.
   std::mt19937_64 rng;
 
+  // -- ACLs and SCRAM credentials (cluster/security_sync.hpp) ------------------
+
+  /// The process's store (null: none); kept current from ZooKeeper.
+  std::shared_ptr<security::security_store> security;
+  std::shared_ptr<cluster_security::sync_state> security_sync;
+
   static inline const char* name = "cluster_controller";
 };
 
@@ -102,7 +113,8 @@ using cluster_controller_ptr =
 cluster_controller_actor::behavior_type
 cluster_controller(cluster_controller_ptr self, cluster_config config,
                    std::vector<zk::broker_endpoint> endpoints,
-                   std::function<void(const std::string&)> fatal);
+                   std::function<void(const std::string&)> fatal,
+                   std::shared_ptr<security::security_store> security);
 
 /// What the active controller uses of its node (cluster_controller.cpp).
 namespace node_agent {

@@ -76,9 +76,19 @@ using admin_controller_actor = caf::typed_actor<
   caf::replies_to<allocate_producer_ids_request>::with<
     allocate_producer_ids_response>>;
 
+/// CreateAcls, DeleteAcls and AlterUserScramCredentials (docs/ARCHITECTURE.md
+/// §9): the embedded controller stores them in its metadata, a cluster
+/// node's controller in Kafka's znodes. The Kafka listener reaches it
+/// through kafka_request_context.security_admin.
+using security_admin_actor = caf::typed_actor<
+  caf::replies_to<create_acls_request>::with<create_acls_response>,
+  caf::replies_to<delete_acls_request>::with<delete_acls_response>,
+  caf::replies_to<alter_scram_credentials_request>::with<
+    alter_scram_credentials_response>>;
+
 /// The embedded node's controller (actors/controller).
-using embedded_controller_actor =
-  controller_actor::extend_with<admin_controller_actor>;
+using embedded_controller_actor = controller_actor::extend_with<
+  admin_controller_actor>::extend_with<security_admin_actor>;
 
 /// Produce, fetch and the replicas' offsets, as a broker and each of its
 /// partition replicas speak them.

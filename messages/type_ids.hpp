@@ -13,6 +13,7 @@
 #include "messages/consumer_group_messages.hpp"
 #include "messages/group_messages.hpp"
 #include "messages/replication_messages.hpp"
+#include "messages/security_messages.hpp"
 
 namespace caf {
 class actor_system_config;
@@ -159,6 +160,14 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::alter_topic_configs_response))
   CAF_ADD_TYPE_ID(troupe, (troupe::topic_config_change))
   CAF_ADD_TYPE_ID(troupe, (troupe::replica_config))
+
+  // -- ACLs and SCRAM credentials (issue 21)
+  CAF_ADD_TYPE_ID(troupe, (troupe::create_acls_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::create_acls_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::delete_acls_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::delete_acls_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::alter_scram_credentials_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::alter_scram_credentials_response))
 
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on

@@ -31,6 +31,59 @@ bool write_all(int fd, const std::string& data) {
   return true;
 }
 
+void add_security(proto::ClusterMetadata& out, const stored_security& s) {
+  for (auto& b : s.acls) {
+    auto a = out.add_acls();
+    a->set_resource_type(static_cast<int32_t>(b.pattern.type));
+    a->set_name(b.pattern.name);
+    a->set_pattern_type(static_cast<int32_t>(b.pattern.pattern));
+    a->set_principal(b.entry.principal);
+    a->set_host(b.entry.host);
+    a->set_operation(static_cast<int32_t>(b.entry.operation));
+    a->set_permission(static_cast<int32_t>(b.entry.permission));
+  }
+  for (auto& [user, by_mechanism] : s.scram)
+    for (auto& [mechanism, c] : by_mechanism) {
+      auto x = out.add_scram_credentials();
+      x->set_user(user);
+      x->set_mechanism(static_cast<int32_t>(mechanism));
+      x->set_salt(std::string(c.salt.begin(), c.salt.end()));
+      x->set_stored_key(std::string(c.stored_key.begin(), c.stored_key.end()));
+      x->set_server_key(std::string(c.server_key.begin(), c.server_key.end()));
+      x->set_iterations(c.iterations);
+    }
+}
+
+std::vector<uint8_t> bytes_of(const std::string& s) {
+  return {s.begin(), s.end()};
+}
+
+stored_security security_from_proto(const proto::ClusterMetadata& in) {
+  stored_security out;
+  for (auto& a : in.acls()) {
+    security::acl_binding b;
+    b.pattern.type = static_cast<security::resource_type>(a.resource_type());
+    b.pattern.name = a.name();
+    b.pattern.pattern = static_cast<security::pattern_type>(a.pattern_type());
+    b.entry.principal = a.principal();
+    b.entry.host = a.host();
+    b.entry.operation = static_cast<security::acl_operation>(a.operation());
+    b.entry.permission =
+      static_cast<security::permission_type>(a.permission());
+    out.acls.push_back(std::move(b));
+  }
+  for (auto& x : in.scram_credentials()) {
+    security::scram_credential c;
+    c.salt = bytes_of(x.salt());
+    c.stored_key = bytes_of(x.stored_key());
+    c.server_key = bytes_of(x.server_key());
+    c.iterations = x.iterations();
+    out.scram[x.user()][static_cast<security::scram_mechanism>(
+      x.mechanism())] = std::move(c);
+  }
+  return out;
+}
+
 proto::ClusterMetadata to_proto(const cluster_metadata& m, uint64_t version) {
   proto::ClusterMetadata out;
   out.set_version(version);
@@ -102,13 +155,16 @@ metadata_file::metadata_file(std::string dir)
   // nop
 }
 
-std::string metadata_file::save(const cluster_metadata& metadata) {
+std::string metadata_file::save(const cluster_metadata& metadata,
+                                const stored_security& security) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec)
     return "cannot create " + dir_ + ": " + ec.message();
   std::string bytes;
-  if (!to_proto(metadata, ++version_).SerializeToString(&bytes))
+  auto record = to_proto(metadata, ++version_);
+  add_security(record, security);
+  if (!record.SerializeToString(&bytes))
     return "cannot serialize the cluster metadata";
   auto tmp = path_ + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -133,7 +189,7 @@ std::string metadata_file::save(const cluster_metadata& metadata) {
 }
 
 std::variant<std::optional<cluster_metadata>, std::string>
-metadata_file::load() const {
+metadata_file::load(stored_security* security) const {
   int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT)
@@ -159,6 +215,8 @@ metadata_file::load() const {
   proto::ClusterMetadata in;
   if (!in.ParseFromString(bytes))
     return path_ + " is not a valid ClusterMetadata record";
+  if (security)
+    *security = security_from_proto(in);
   return std::optional<cluster_metadata>{from_proto(in)};
 }
 

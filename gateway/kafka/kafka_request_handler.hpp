@@ -57,6 +57,9 @@ struct kafka_request_context {
   /// The ACLs and SCRAM credentials in force (docs/ARCHITECTURE.md §9);
   /// null: no authorizer, nothing stored (tests of other behaviour).
   std::shared_ptr<security::security_store> security;
+  /// Where CreateAcls, DeleteAcls and AlterUserScramCredentials go: the
+  /// node's controller (null: they answer an error).
+  security_admin_actor security_admin;
 };
 
 /// The APIs and versions the listener serves and advertises: every version

@@ -35,8 +35,9 @@ struct controller_fixture : test::sim_fixture {
   void start() {
     auto md = load_cluster_metadata(config);
     REQUIRE(std::holds_alternative<cluster_metadata>(md));
-    ctl =
-      sys.spawn(controller, config, std::move(std::get<cluster_metadata>(md)));
+    ctl = sys.spawn(controller, config,
+                    std::move(std::get<cluster_metadata>(md)),
+                    controller_security{});
     to_stop.push_back(caf::actor_cast<caf::actor>(ctl));
     run();
   }

@@ -20,6 +20,10 @@ inline bytes b(std::initializer_list<uint8_t> xs) {
 /// stands in for the handles messages carry.
 template <class F>
 auto with_message_samples(const caf::actor& some_actor, F f) {
+  security::acl_binding acl_sample{
+    {security::resource_type::topic, "orders", security::pattern_type::prefixed},
+    {"User:alice", "*", security::acl_operation::write,
+     security::permission_type::allow}};
   join_group_request join{"g",
                           10000,
                           30000,
@@ -240,7 +244,26 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
                                  "Unknown topic config name: x",
                                  {{"retention.ms", "1000"}}},
     topic_config_change{"t", {{"segment.ms", "60000"}}},
-    replica_config{2, 2048});
+    replica_config{2, 2048},
+    create_acls_request{{acl_sample}},
+    create_acls_response{
+      {{error_code::none, ""},
+       {error_code::invalid_request, "principal must not be empty"}}},
+    delete_acls_request{
+      {acl_filter{}, acl_filter{security::resource_type::topic,
+                                std::string{"t"}, security::pattern_type::match,
+                                std::string{"User:alice"}, nullable<std::string>{},
+                                security::acl_operation::read,
+                                security::permission_type::allow}}},
+    delete_acls_response{{{error_code::none, "", {acl_sample}}}},
+    alter_scram_credentials_request{
+      {{"bob", security::scram_mechanism::sha256}},
+      {{"alice", security::scram_mechanism::sha512,
+        security::scram_credential{{1, 2}, {3, 4}, {5, 6}, 4096}}}},
+    alter_scram_credentials_response{
+      {{"alice", error_code::none, ""},
+       {"bob", error_code::resource_not_found,
+        "Attempt to delete a user credential that does not exist"}}});
 }
 
 } // namespace troupe::test
