@@ -203,7 +203,9 @@ function logEvent(ev) {
 }
 
 function connect() {
-  const ws = new WebSocket(`ws://${location.host}/v1/ws`);
+  // wss under HTTPS (a page served over TLS may not open a plain socket).
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${scheme}://${location.host}/v1/ws`);
   ws.onopen = () => {
     ws.send(JSON.stringify({ type: "watch" }));
     $("#conn").textContent = "live";

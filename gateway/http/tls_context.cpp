@@ -6,6 +6,8 @@
 
 #include <openssl/ssl.h>
 
+#include "domain/security/pem.hpp"
+
 namespace asio = boost::asio;
 namespace ssl = asio::ssl;
 
@@ -75,10 +77,11 @@ make_tls_server_context(const security::tls_config& config) {
     ctx->set_password_callback(
       [password](size_t, ssl::context::password_purpose) { return password; });
   }
+  using security::normalize_pem;
   if (!config.keystore_certificate_chain.empty())
     load("keystore.certificate.chain", [&](auto& ec) {
       ctx->use_certificate_chain(
-        asio::buffer(config.keystore_certificate_chain), ec);
+        asio::buffer(normalize_pem(config.keystore_certificate_chain)), ec);
     });
   else
     load("keystore.location", [&](auto& ec) {
@@ -87,7 +90,7 @@ make_tls_server_context(const security::tls_config& config) {
   // The key: PEM text, else the keystore file (which holds both).
   if (!config.keystore_key.empty())
     load("keystore.key", [&](auto& ec) {
-      ctx->use_private_key(asio::buffer(config.keystore_key),
+      ctx->use_private_key(asio::buffer(normalize_pem(config.keystore_key)),
                            ssl::context::pem, ec);
     });
   else if (!config.keystore_location.empty())
@@ -104,7 +107,7 @@ make_tls_server_context(const security::tls_config& config) {
   if (!config.truststore_certificates.empty())
     load("truststore.certificates", [&](auto& ec) {
       ctx->add_certificate_authority(
-        asio::buffer(config.truststore_certificates), ec);
+        asio::buffer(normalize_pem(config.truststore_certificates)), ec);
     });
   if (!config.truststore_location.empty())
     load("truststore.location", [&](auto& ec) {

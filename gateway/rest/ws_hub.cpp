@@ -166,8 +166,12 @@ void on_group_event(hub_ptr self, group_event& ev) {
   out.set_leader_id(ev.leader);
   out.set_protocol(ev.protocol);
   auto text = to_json(out);
+  // A watcher sees the groups its principal may DESCRIBE (DescribeGroups).
   for (auto& [id, m] : st.sockets)
-    if (m.watching)
+    if (m.watching
+        && (!m.may
+            || m.may(security::acl_operation::describe,
+                     security::resource_type::group, ev.group_id)))
       m.peer.send(text);
 }
 
