@@ -57,6 +57,8 @@ TROUPE_FUZZ_ENCODE(create_acls)
 TROUPE_FUZZ_ENCODE(delete_acls)
 TROUPE_FUZZ_ENCODE(describe_user_scram_credentials)
 TROUPE_FUZZ_ENCODE(alter_user_scram_credentials)
+TROUPE_FUZZ_ENCODE(sasl_handshake)
+TROUPE_FUZZ_ENCODE(sasl_authenticate)
 
 #undef TROUPE_FUZZ_ENCODE
 
@@ -151,6 +153,8 @@ void check_response(int16_t key, int16_t v, const uint8_t* data, size_t size) {
     TROUPE_FUZZ_RESPONSE(delete_acls)
     TROUPE_FUZZ_RESPONSE(describe_user_scram_credentials)
     TROUPE_FUZZ_RESPONSE(alter_user_scram_credentials)
+    TROUPE_FUZZ_RESPONSE(sasl_handshake)
+    TROUPE_FUZZ_RESPONSE(sasl_authenticate)
   }
 #undef TROUPE_FUZZ_RESPONSE
   __builtin_trap(); // supported_versions() lists only keys handled above

@@ -223,6 +223,8 @@ int main(int argc, char** argv) {
   TROUPE_SEED_DEFAULTS(delete_acls)
   TROUPE_SEED_DEFAULTS(describe_user_scram_credentials)
   TROUPE_SEED_DEFAULTS(alter_user_scram_credentials)
+  TROUPE_SEED_DEFAULTS(sasl_handshake)
+  TROUPE_SEED_DEFAULTS(sasl_authenticate)
 #undef TROUPE_SEED_DEFAULTS
   for (size_t i = 0; i < frames.size(); ++i)
     write(dir + "/kafka_frame_fuzz/seed-" + std::to_string(i), frames[i]);

@@ -442,7 +442,10 @@ bool kafka_connection::on_raw_token(const uint8_t* data, size_t size) {
 }
 
 void kafka_connection::authenticated(const std::string& principal) {
-  if (!reauthenticating_ || principal != principal_)
+  if (reauthenticating_)
+    spdlog::info("kafka: {} re-authenticated as {} ({})", ctx_.client_host,
+                 principal, authenticator_->mechanism());
+  else
     spdlog::debug("kafka: {} authenticated as {} ({})", ctx_.client_host,
                   principal, authenticator_->mechanism());
   principal_ = principal;

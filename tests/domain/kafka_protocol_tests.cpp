@@ -592,6 +592,7 @@ TEST_CASE("supported versions are Kafka 4.0's for every API, plus the older "
     {14, "SyncGroup", 0, 5, 4},
     {15, "DescribeGroups", 0, 6, 5},
     {16, "ListGroups", 0, 5, 3},
+    {17, "SaslHandshake", 0, 1, 2}, // never flexible
     {18, "ApiVersions", 0, 4, 3},
     {19, "CreateTopics", 0, 7, 5},
     {20, "DeleteTopics", 1, 6, 4},
@@ -602,6 +603,7 @@ TEST_CASE("supported versions are Kafka 4.0's for every API, plus the older "
     {31, "DeleteAcls", 0, 3, 2},
     {32, "DescribeConfigs", 1, 4, 4},
     {33, "AlterConfigs", 0, 2, 2},
+    {36, "SaslAuthenticate", 0, 2, 2},
     {44, "IncrementalAlterConfigs", 0, 1, 1},
     {50, "DescribeUserScramCredentials", 0, 0, 0},
     {51, "AlterUserScramCredentials", 0, 0, 0},
@@ -628,7 +630,8 @@ TEST_CASE("supported versions are Kafka 4.0's for every API, plus the older "
     if (e.first_flexible > 0)
       CHECK_FALSE(is_flexible(e.key, e.first_flexible - 1));
   }
-  CHECK_FALSE(is_supported(17, 0)); // SaslHandshake
+  CHECK_FALSE(is_supported(17, 2)); // SaslHandshake has v0-1 only
+  CHECK_FALSE(is_supported(21, 0)); // DeleteRecords
   CHECK(api_name(99) == "Unknown");
   CHECK(first_flexible_version(99) == -1);
   CHECK_FALSE(is_flexible(99, 100));

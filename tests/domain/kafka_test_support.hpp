@@ -212,6 +212,8 @@ inline bool decode_response(troupe::wire::api_key key, int16_t v,
     TROUPE_TEST_RESPONSE(delete_acls)
     TROUPE_TEST_RESPONSE(describe_user_scram_credentials)
     TROUPE_TEST_RESPONSE(alter_user_scram_credentials)
+    TROUPE_TEST_RESPONSE(sasl_handshake)
+    TROUPE_TEST_RESPONSE(sasl_authenticate)
   }
 #undef TROUPE_TEST_RESPONSE
   return false;

@@ -564,6 +564,24 @@ full_alter_user_scram_credentials_response() {
             std::string{"too few iterations"}}}};
 }
 
+sasl_handshake_request full_sasl_handshake_request() {
+  return {"SCRAM-SHA-512"};
+}
+
+sasl_handshake_response full_sasl_handshake_response() {
+  return {error_code::unsupported_sasl_mechanism,
+          {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}};
+}
+
+sasl_authenticate_request full_sasl_authenticate_request() {
+  return {b("n,,n=alice,r=fyko+d2lbbFgONRv9qkxdawL")};
+}
+
+sasl_authenticate_response full_sasl_authenticate_response() {
+  return {error_code::sasl_authentication_failed, std::string{"bad password"},
+          b("v=rmF9pqV8S7suAoZWja4dJRkFsKQ="), 3600000};
+}
+
 // -- every version ------------------------------------------------------------
 
 struct body_sample {
@@ -643,6 +661,8 @@ std::vector<body_sample> every_api_in_every_version() {
   TROUPE_EVERY_VERSION(delete_acls);
   TROUPE_EVERY_VERSION(describe_user_scram_credentials);
   TROUPE_EVERY_VERSION(alter_user_scram_credentials);
+  TROUPE_EVERY_VERSION(sasl_handshake);
+  TROUPE_EVERY_VERSION(sasl_authenticate);
   return out;
 }
 

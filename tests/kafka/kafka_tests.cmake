@@ -168,3 +168,24 @@ foreach(_case IN ITEMS
            COMMAND ${DEBIAN_PYTHON3} ${_py} $<TARGET_FILE:troupe> ${_name})
   set_tests_properties("${_test}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
 endforeach()
+
+# Listeners with TLS and SASL (tests/kafka/security_listeners_test.py): each
+# case starts its own `troupe serve` with PLAINTEXT, SSL, SASL_PLAINTEXT and
+# SASL_SSL listeners and certificates made with the openssl command.
+troupe_require_program(OPENSSL_EXECUTABLE openssl openssl)
+set(_sec ${CMAKE_SOURCE_DIR}/tests/kafka/security_listeners_test.py)
+foreach(_case IN ITEMS
+    "sasl-ssl-scram|librdkafka SASL_SSL with SCRAM-SHA-512 produces acks=all and consumes in a group (confluent-kafka and kcat)"
+    "sasl-plain|librdkafka SASL_PLAINTEXT with PLAIN produces acks=all and consumes in a group (confluent-kafka and kcat)"
+    "ssl-client-cert|librdkafka SSL with a client certificate produces acks=all and consumes in a group; a certificate of another CA and none are refused"
+    "scram-256|kafka-python and confluent-kafka with SCRAM-SHA-256 over SASL_SSL produce and consume in a group"
+    "platformatic|@platformatic/kafka with SASL PLAIN and SCRAM-SHA-512 produces and consumes in a group"
+    "failures|SASL_AUTHENTICATION_FAILED for a wrong password, UNSUPPORTED_SASL_MECHANISM for an unknown one, truncated and slow TLS handshakes time out without stopping others, 1,000 failed authentications and the listener still serves"
+    "reauth|KIP-368: the session lifetime is told, a client re-authenticates on its connection, another principal is refused, an expired session is closed, librdkafka re-authenticates")
+  troupe_case_fields("${_case}" _name _what)
+  set(_test "kafka: ${_what}")
+  add_test(NAME "${_test}"
+           COMMAND ${DEBIAN_PYTHON3} ${_sec} $<TARGET_FILE:troupe> ${_name}
+                   ${NODE_EXECUTABLE})
+  set_tests_properties("${_test}" PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE)
+endforeach()
