@@ -9,12 +9,21 @@
 #include <utility>
 
 #include "domain/topic_name.hpp"
+#include "gateway/kafka/kafka_authorization.hpp"
 #include "gateway/kafka/kafka_configs.hpp"
 #include "gateway/kafka/kafka_handlers.hpp"
 
 namespace troupe::kafka_handlers {
 
 namespace {
+
+using kafka_auth::acl_operation;
+using kafka_auth::request_authorizer;
+using kafka_auth::resource_type;
+
+request_authorizer authorizer_of(kafka_session_ptr self) {
+  return {self->state.ctx.security, self->state.identity};
+}
 
 const cluster_config& config_of(kafka_session_ptr self) {
   static const cluster_config defaults;
@@ -90,6 +99,14 @@ void serve_create_topics(kafka_session_ptr self, const wire::request_header& h,
   // The topics that pass the listener's checks, by their result's index.
   std::vector<size_t> asked;
   create_topics_request out;
+  // handleCreateTopicsRequest: CREATE on the CLUSTER or on the TOPIC, else
+  // TOPIC_AUTHORIZATION_FAILED; a created topic's configs are described
+  // only with DESCRIBE_CONFIGS on it (else TopicConfigErrorCode).
+  auto auth = authorizer_of(self);
+  auto no_configs = std::make_shared<std::set<std::string>>();
+  for (auto& t : req.topics)
+    if (!auth.topic(acl_operation::describe_configs, t.name))
+      no_configs->insert(t.name);
   for (auto& t : req.topics) {
     wire::creatable_topic_result r;
     r.name = t.name;
@@ -98,6 +115,10 @@ void serve_create_topics(kafka_session_ptr self, const wire::request_header& h,
       r.error_message = "Create topics request contains multiple entries for "
                         "the topic "
                         + t.name + ".";
+    } else if (auto e = kafka_auth::create_topic_error(auth, t.name);
+               e != error_code::none) {
+      r.error = e;
+      r.error_message = "Authorization failed.";
     } else if (auto refused = refusal(t)) {
       r.error = refused->first;
       r.error_message = refused->second;
@@ -108,7 +129,14 @@ void serve_create_topics(kafka_session_ptr self, const wire::request_header& h,
     }
     results->push_back(std::move(r));
   }
-  auto send = [h, results, reply] {
+  auto send = [h, results, no_configs, reply] {
+    for (auto& r : *results)
+      if (r.error == error_code::none && no_configs->count(r.name) > 0) {
+        r.topic_config_error = error_code::topic_authorization_failed;
+        r.configs = std::vector<wire::creatable_topic_configs>{};
+        r.num_partitions = -1;
+        r.replication_factor = -1;
+      }
     wire::create_topics_response res;
     res.topics = std::move(*results);
     reply(frame(h, res, wire::encode_create_topics_response));
@@ -197,9 +225,10 @@ void serve_create_topics(kafka_session_ptr self, const wire::request_header& h,
 
 // -- DeleteTopics (20) ----------------------------------------------------------
 
-void serve_delete_topics(kafka_session_ptr self, const wire::request_header& h,
-                         wire::delete_topics_request& req,
-                         kafka_reply_fn reply) {
+namespace {
+
+void delete_topics(kafka_session_ptr self, const wire::request_header& h,
+                   wire::delete_topics_request& req, kafka_reply_fn reply) {
   auto v = h.api_version;
   std::vector<topic_to_delete> wanted;
   if (v >= 6) {
@@ -221,14 +250,30 @@ void serve_delete_topics(kafka_session_ptr self, const wire::request_header& h,
   auto results = std::make_shared<std::vector<deleted_topic>>();
   delete_topics_request out;
   std::vector<size_t> asked;
+  // handleDeleteTopicsRequest: DELETE on the topic, else
+  // TOPIC_AUTHORIZATION_FAILED; a topic named by id that the principal may
+  // not DESCRIBE keeps its name to itself. An id the session cannot name is
+  // the controller's UNKNOWN_TOPIC_ID.
+  auto auth = authorizer_of(self);
+  auto& known = self->state.topic_names;
   for (auto& t : wanted) {
     deleted_topic r{t.name, t.topic_id, error_code::none, {}};
+    std::string name = t.name;
+    if (name.empty() && !t.topic_id.is_zero())
+      if (auto i = known.find(t.topic_id); i != known.end())
+        name = i->second;
     if (!t.name.empty() && names[t.name] > 1) {
       r.error = error_code::invalid_request;
       r.message = "Duplicate topic name.";
     } else if (t.name.empty() && !t.topic_id.is_zero() && ids[t.topic_id] > 1) {
       r.error = error_code::invalid_request;
       r.message = "Duplicate topic id.";
+    } else if (!name.empty() && t.name.empty()
+               && !auth.topic(acl_operation::describe, name)) {
+      r.error = error_code::topic_authorization_failed;
+    } else if (!name.empty() && !auth.topic(acl_operation::delete_, name)) {
+      r.name = name;
+      r.error = error_code::topic_authorization_failed;
     } else {
       asked.push_back(results->size());
       out.topics.push_back(t);
@@ -265,6 +310,27 @@ void serve_delete_topics(kafka_session_ptr self, const wire::request_header& h,
       }
       reply(frame(h, res, wire::encode_delete_topics_response));
     });
+}
+
+} // namespace
+
+void serve_delete_topics(kafka_session_ptr self, const wire::request_header& h,
+                         wire::delete_topics_request& req,
+                         kafka_reply_fn reply) {
+  // v6 names topics by id: the authorizer needs their names first.
+  std::vector<uuid> ids;
+  if (h.api_version >= 6)
+    for (auto& t : req.topics)
+      if (!t.topic_id.is_zero())
+        ids.push_back(t.topic_id);
+  if (ids.empty() || !authorizer_of(self).enabled()) {
+    delete_topics(self, h, req, std::move(reply));
+    return;
+  }
+  with_topic_names(self, ids,
+                   [self, h, req, reply = std::move(reply)]() mutable {
+                     delete_topics(self, h, req, std::move(reply));
+                   });
 }
 
 // -- DescribeConfigs (32) ----------------------------------------------------------
@@ -359,17 +425,40 @@ void serve_describe_configs(kafka_session_ptr self,
                             const wire::request_header& h,
                             wire::describe_configs_request& req,
                             kafka_reply_fn reply) {
+  // ConfigHelper.handleDescribeConfigsRequest: DESCRIBE_CONFIGS on the
+  // TOPIC (TOPIC_AUTHORIZATION_FAILED) or, for brokers, on the CLUSTER
+  // (CLUSTER_AUTHORIZATION_FAILED); the refused resources come after the
+  // described ones, with Kafka's message of the error.
+  auto auth = authorizer_of(self);
+  std::vector<wire::describe_configs_result> refused;
+  std::vector<wire::describe_configs_resource> allowed;
+  for (auto& r : req.resources) {
+    auto e = kafka_auth::config_resource_error(auth, r.resource_type,
+                                               r.resource_name, false);
+    if (e == error_code::none) {
+      allowed.push_back(r);
+      continue;
+    }
+    wire::describe_configs_result x;
+    x.error = e;
+    x.error_message = std::string{error_message(e)};
+    x.resource_type = r.resource_type;
+    x.resource_name = r.resource_name;
+    refused.push_back(std::move(x));
+  }
+  req.resources = std::move(allowed);
   metadata_request md;
   for (auto& r : req.resources)
     if (r.resource_type == wire::config_resource_topic
         && validate_topic_name(r.resource_name) == error_code::none)
       md.topics.push_back(r.resource_name);
-  auto answer = [self, h, req, reply](const metadata_response& md) {
+  auto answer = [self, h, req, refused, reply](const metadata_response& md) {
     wire::describe_configs_response out;
     for (auto& r : req.resources)
       out.results.push_back(describe(r, md, config_of(self),
                                      self->state.ctx.broker_id, h.api_version,
                                      req));
+    out.results.insert(out.results.end(), refused.begin(), refused.end());
     reply(frame(h, out, wire::encode_describe_configs_response));
   };
   if (md.topics.empty()) {
@@ -501,15 +590,23 @@ void alter_configs(
     std::make_shared<std::vector<wire::alter_configs_resource_response>>();
   std::vector<alter_topic_configs_request> asks;
   std::vector<size_t> asked;
+  auto auth = authorizer_of(self);
   for (auto& r : changes) {
     wire::alter_configs_resource_response out;
     out.resource_type = r.resource_type;
     out.resource_name = r.resource_name;
     auto refused = preprocess(r, seen[{r.resource_type, r.resource_name}],
                               self->state.ctx.broker_id);
+    // process*AlterConfigsRequest: what passes preprocessing needs
+    // ALTER_CONFIGS on the TOPIC or the CLUSTER (no message).
+    if (!refused || refused->first == error_code::none)
+      if (auto e = kafka_auth::config_resource_error(auth, r.resource_type,
+                                                     r.resource_name, true);
+          e != error_code::none)
+        refused = std::pair{e, std::string{}};
     if (refused) {
       out.error = refused->first;
-      if (refused->first != error_code::none)
+      if (refused->first != error_code::none && !refused->second.empty())
         out.error_message = refused->second;
     } else {
       asked.push_back(results->size());
@@ -610,9 +707,12 @@ void serve_describe_cluster(kafka_session_ptr self,
   // Only the brokers matter: ask for no topic in particular.
   metadata_request md;
   md.topics.push_back("__consumer_offsets");
+  // computeDescribeClusterResponse: the CLUSTER's authorized operations,
+  // 0 without DESCRIBE on it.
+  auto auth = authorizer_of(self);
   ask_one<metadata_response>(
     self, edge_request_timeout, std::move(md), std::move(reply),
-    [h, with_operations,
+    [h, with_operations, auth,
      listener = self->state.ctx.listener_name](metadata_response& res) {
       wire::describe_cluster_response out;
       out.cluster_id = res.cluster_id;
@@ -625,7 +725,8 @@ void serve_describe_cluster(kafka_session_ptr self,
                                 [&](auto& b) { return b.node_id == controller; });
       out.controller_id = listed ? controller : -1;
       if (with_operations)
-        out.cluster_authorized_operations = cluster_operations;
+        out.cluster_authorized_operations =
+          kafka_auth::cluster_operations(auth, cluster_operations);
       return frame(h, out, wire::encode_describe_cluster_response);
     });
 }

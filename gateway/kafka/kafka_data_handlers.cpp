@@ -10,6 +10,7 @@
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
 #include "domain/replication/cluster_metadata.hpp"
+#include "gateway/kafka/kafka_authorization.hpp"
 #include "gateway/kafka/kafka_handlers.hpp"
 
 namespace troupe::kafka_handlers {
@@ -32,16 +33,32 @@ wire::metadata_response metadata_error(const wire::metadata_request& req,
   return out;
 }
 
+using kafka_auth::acl_operation;
+using kafka_auth::request_authorizer;
+using kafka_auth::resource_type;
+
+/// A topic Metadata refuses (TOPIC_AUTHORIZATION_FAILED): its name, or its
+/// id when asked by id (Kafka does not consider ids sensitive).
+wire::metadata_topic denied_topic(std::optional<std::string> name, uuid id) {
+  wire::metadata_topic topic;
+  topic.error = error_code::topic_authorization_failed;
+  topic.name = std::move(name);
+  topic.topic_id = id;
+  return topic;
+}
+
 wire::metadata_topic to_wire(const topic_metadata& t,
                              const std::vector<broker_info>& live,
-                             bool with_operations) {
+                             bool with_operations,
+                             const request_authorizer& auth) {
   wire::metadata_topic topic;
   topic.error = t.error;
   topic.name = t.name;
   topic.topic_id = t.topic_id;
   topic.is_internal = t.name == offsets_topic;
   if (with_operations)
-    topic.topic_authorized_operations = topic_operations;
+    topic.topic_authorized_operations =
+      auth.operations(resource_type::topic, t.name, topic_operations);
   auto alive = [&](int32_t id) {
     return std::any_of(live.begin(), live.end(),
                        [id](auto& b) { return b.node_id == id; });
@@ -114,20 +131,47 @@ void serve_metadata(kafka_session_ptr self, const wire::request_header& h,
   if (!every && !by_id && names.empty())
     none = true;
   metadata_request out;
-  if (!every && !by_id && !none)
-    out.topics = names;
   // allow_auto_topic_creation is v4+; before, Kafka always auto-creates.
   out.allow_auto_topic_creation =
     st.ctx.auto_create_topics && !by_id && !every
     && (v < 4 || req.allow_auto_topic_creation);
+  // Kafka's handleTopicMetadataRequest: named topics without DESCRIBE are
+  // refused (and not looked up), those the principal may not create are
+  // looked up without creating them.
+  request_authorizer auth{st.ctx.security, st.identity};
+  kafka_auth::metadata_plan plan;
+  if (!every && !by_id && !none)
+    plan = kafka_auth::plan_metadata(auth, names, out.allow_auto_topic_creation);
+  std::vector<metadata_request> asks;
+  if (!plan.ask.empty()) {
+    out.topics = plan.ask;
+    asks.push_back(std::move(out));
+  }
+  if (!plan.no_create.empty())
+    asks.push_back(metadata_request{plan.no_create, false});
+  // Nothing named is left to look up: ask for the brokers only.
+  bool looked_up = !asks.empty();
+  if (!looked_up)
+    asks.push_back(metadata_request{});
+  bool answer_topics = !none && (every || by_id || looked_up);
   bool topic_ops = v >= 8 && req.include_topic_authorized_operations;
   bool cluster_ops = v >= 8 && v <= 10
                      && req.include_cluster_authorized_operations;
-  bool asked_all = out.topics.empty();
-  ask_one<metadata_response>(
-    self, edge_request_timeout, std::move(out), std::move(reply),
-    [self, h, none, by_id, ids, topic_ops, cluster_ops,
-     asked_all](metadata_response& res) {
+  bool asked_all = !looked_up;
+  std::set<std::string> no_create(plan.no_create.begin(),
+                                  plan.no_create.end());
+  ask_broker<metadata_response>(
+    self, edge_request_timeout, std::move(asks),
+    [self, h, answer_topics, by_id, every, ids, topic_ops, cluster_ops,
+     asked_all, auth, no_create, denied = std::move(plan.denied),
+     reply = std::move(reply)](
+      std::vector<std::optional<metadata_response>> answers) {
+      for (auto& a : answers)
+        if (!a) {
+          reply(close_reply());
+          return;
+        }
+      auto& res = *answers.front();
       remember_topics(self->state, res, asked_all);
       wire::metadata_response out;
       // Every broker's endpoint of the client's listener, as Kafka.
@@ -139,7 +183,11 @@ void serve_metadata(kafka_session_ptr self, const wire::request_header& h,
       out.controller_id = controller_of(res);
       out.cluster_id = null_if_empty(res.cluster_id);
       if (cluster_ops)
-        out.cluster_authorized_operations = cluster_operations;
+        out.cluster_authorized_operations =
+          kafka_auth::cluster_operations(auth, cluster_operations);
+      auto describable = [&](const topic_metadata& t) {
+        return auth.topic(acl_operation::describe, t.name);
+      };
       if (by_id) {
         for (auto& id : ids) {
           auto i = std::find_if(res.topics.begin(), res.topics.end(),
@@ -149,15 +197,33 @@ void serve_metadata(kafka_session_ptr self, const wire::request_header& h,
             unknown.error = error_code::unknown_topic_id;
             unknown.topic_id = id;
             out.topics.push_back(std::move(unknown));
+          } else if (!describable(*i)) {
+            out.topics.push_back(denied_topic(std::nullopt, id));
           } else {
-            out.topics.push_back(to_wire(*i, res.brokers, topic_ops));
+            out.topics.push_back(
+              to_wire(*i, res.brokers, topic_ops, auth));
           }
         }
-      } else if (!none) {
-        for (auto& t : res.topics)
-          out.topics.push_back(to_wire(t, res.brokers, topic_ops));
+      } else if (answer_topics) {
+        std::vector<std::string> create_denied;
+        for (auto& a : answers)
+          for (auto& t : a->topics) {
+            // Every topic: those without DESCRIBE are left out.
+            if (every && !describable(t))
+              continue;
+            bool missing = t.error == error_code::unknown_topic_or_partition
+                           || t.error == error_code::invalid_topic_exception;
+            if (missing && no_create.count(t.name) > 0)
+              create_denied.push_back(t.name);
+            else
+              out.topics.push_back(to_wire(t, res.brokers, topic_ops, auth));
+          }
+        for (auto& name : create_denied)
+          out.topics.push_back(denied_topic(name, uuid{}));
       }
-      return frame(h, out, wire::encode_metadata_response);
+      for (auto& name : denied)
+        out.topics.push_back(denied_topic(name, uuid{}));
+      reply(frame(h, out, wire::encode_metadata_response));
     });
 }
 
@@ -177,19 +243,29 @@ void serve_produce(kafka_session_ptr self, const wire::request_header& h,
       if (hd && (hd->attributes & batch_layout::transactional_flag))
         transactional = true;
     }
+  // Then WRITE on each topic: a partition of a topic without it gets
+  // TOPIC_AUTHORIZATION_FAILED and nothing of it is appended.
+  request_authorizer auth{self->state.ctx.security, self->state.identity};
+  bool denied = false;
   for (auto& t : req.topics) {
     wire::produce_topic_response tr;
     tr.name = t.name;
+    auto topic_error =
+      transactional ? error_code::none : kafka_auth::produce_error(auth, t.name);
     for (auto& p : t.partitions) {
       wire::produce_partition_response pr;
       pr.index = p.index;
-      if (transactional)
+      if (transactional) {
         pr.error = error_code::transactional_id_authorization_failed;
-      else
+      } else if (topic_error != error_code::none) {
+        pr.error = topic_error;
+        denied = true;
+      } else {
         parts.push_back({{t.name, p.index},
                          req.acks,
                          req.timeout_ms,
                          std::move(p.records)});
+      }
       tr.partitions.push_back(pr);
     }
     shape.responses.push_back(std::move(tr));
@@ -198,17 +274,19 @@ void serve_produce(kafka_session_ptr self, const wire::request_header& h,
   auto timeout = milliseconds{std::max(req.timeout_ms, 0)} + edge_request_timeout;
   ask_broker<produce_response>(
     self, timeout, std::move(parts),
-    [h, acks, transactional, shape = std::move(shape),
+    [h, acks, transactional, denied, shape = std::move(shape),
      reply = std::move(reply)](
       std::vector<std::optional<produce_response>> results) mutable {
+      // acks=0 has no answer to carry an error: Kafka closes the
+      // connection instead (handleProduceRequest's errorInResponse).
       if (acks == 0) {
-        reply({kafka_reply::kind::none, {}});
+        reply(denied ? close_reply() : kafka_reply{kafka_reply::kind::none, {}});
         return;
       }
       size_t i = 0;
       for (auto& t : shape.responses)
         for (auto& p : t.partitions) {
-          if (transactional)
+          if (transactional || p.error != error_code::none)
             continue;
           auto& r = results[i++];
           p.error = r ? r->error : error_code::request_timed_out;
@@ -232,8 +310,15 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
   auto v = h.api_version;
   std::vector<fetch_request> parts;
   wire::fetch_response shape;
-  // Partitions of unknown topic ids are answered here, not asked for.
+  // Partitions of unknown topic ids are answered here, not asked for, and
+  // so are those the principal may not fetch (handleFetchRequest: READ on
+  // the topic, or CLUSTER_ACTION for a follower: a replica id >= 0).
   std::vector<bool> asked;
+  request_authorizer auth{st.ctx.security, st.identity};
+  auto replica_id = v >= 15 ? (req.replica_state ? req.replica_state->replica_id
+                                                 : -1)
+                            : req.replica_id;
+  bool from_follower = replica_id >= 0;
   for (auto& t : req.topics) {
     wire::fetch_topic_response tr;
     tr.topic = t.topic;
@@ -246,12 +331,16 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
       if (known)
         name = i->second;
     }
+    auto denied = known ? kafka_auth::fetch_error(auth, from_follower, name)
+                        : error_code::none;
     for (auto& p : t.partitions) {
       wire::fetch_partition_response pr;
       pr.partition_index = p.partition;
-      asked.push_back(known);
+      asked.push_back(known && denied == error_code::none);
       if (!known) {
         pr.error = error_code::unknown_topic_id;
+      } else if (denied != error_code::none) {
+        pr.error = denied;
       } else {
         fetch_request f;
         f.partition = {name, p.partition};
@@ -350,14 +439,21 @@ void serve_list_offsets(kafka_session_ptr self, const wire::request_header& h,
                         wire::list_offsets_request& req, kafka_reply_fn reply) {
   std::vector<list_offsets_request> parts;
   wire::list_offsets_response shape;
+  // handleListOffsetRequest: DESCRIBE on each topic, else
+  // TOPIC_AUTHORIZATION_FAILED for its partitions.
+  request_authorizer auth{self->state.ctx.security, self->state.identity};
   for (auto& t : req.topics) {
     wire::list_offsets_topic_response tr;
     tr.name = t.name;
+    bool allowed = auth.topic(acl_operation::describe, t.name);
     for (auto& p : t.partitions) {
-      parts.push_back(
-        {{t.name, p.partition_index}, p.timestamp, p.current_leader_epoch});
       wire::list_offsets_partition_response pr;
       pr.partition_index = p.partition_index;
+      if (allowed)
+        parts.push_back(
+          {{t.name, p.partition_index}, p.timestamp, p.current_leader_epoch});
+      else
+        pr.error = error_code::topic_authorization_failed;
       tr.partitions.push_back(pr);
     }
     shape.topics.push_back(std::move(tr));
@@ -372,6 +468,8 @@ void serve_list_offsets(kafka_session_ptr self, const wire::request_header& h,
       size_t i = 0;
       for (auto& t : shape.topics)
         for (auto& p : t.partitions) {
+          if (p.error != error_code::none)
+            continue; // refused above: Kafka's UNKNOWN timestamp and offset
           auto& r = results[i++];
           p.error = r ? r->error : error_code::request_timed_out;
           p.timestamp = r ? r->timestamp : -1;
@@ -392,14 +490,21 @@ void serve_offset_for_leader_epoch(kafka_session_ptr self,
   // where its epoch ends in the leader's log.
   std::vector<epoch_end_offset_request> parts;
   wire::offset_for_leader_epoch_response shape;
+  // handleOffsetForLeaderEpochRequest: CLUSTER_ACTION, or DESCRIBE on the
+  // topic (KIP-320), else TOPIC_AUTHORIZATION_FAILED.
+  request_authorizer auth{self->state.ctx.security, self->state.identity};
   for (auto& t : req.topics) {
     wire::offset_for_leader_topic_result tr;
     tr.topic = t.topic;
+    auto denied = kafka_auth::offset_for_leader_epoch_error(auth, t.topic);
     for (auto& p : t.partitions) {
-      parts.push_back(
-        {{t.topic, p.partition}, p.leader_epoch, p.current_leader_epoch});
       wire::offset_for_leader_partition_result pr;
       pr.partition = p.partition;
+      if (denied == error_code::none)
+        parts.push_back(
+          {{t.topic, p.partition}, p.leader_epoch, p.current_leader_epoch});
+      else
+        pr.error = denied;
       tr.partitions.push_back(pr);
     }
     shape.topics.push_back(std::move(tr));
@@ -411,6 +516,8 @@ void serve_offset_for_leader_epoch(kafka_session_ptr self,
       size_t i = 0;
       for (auto& t : shape.topics)
         for (auto& p : t.partitions) {
+          if (p.error != error_code::none)
+            continue; // refused above
           auto& r = results[i++];
           p.error = r ? r->error : error_code::request_timed_out;
           p.leader_epoch = r ? r->leader_epoch : -1;
@@ -431,9 +538,15 @@ void serve_init_producer_id(kafka_session_ptr self,
                 wire::encode_init_producer_id_response));
   };
   // KafkaApis.handleInitProducerIdRequest: a transactional id needs WRITE
-  // on it, and no principal has it on a broker without transactions.
+  // on it, and no principal has it on a broker without transactions; an
+  // idempotent producer needs IDEMPOTENT_WRITE on the CLUSTER or WRITE on
+  // some topic (CLUSTER_AUTHORIZATION_FAILED).
   if (req.transactional_id)
     return refuse(error_code::transactional_id_authorization_failed);
+  request_authorizer auth{self->state.ctx.security, self->state.identity};
+  if (auto e = kafka_auth::init_producer_id_error(auth, std::nullopt);
+      e != error_code::none)
+    return refuse(e);
   if ((req.producer_id == -1) != (req.producer_epoch == -1))
     return refuse(error_code::invalid_request);
   // Without a transactional id Kafka's TransactionCoordinator always hands

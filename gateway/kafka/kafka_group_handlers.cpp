@@ -9,11 +9,20 @@
 #include <tuple>
 #include <utility>
 
+#include "gateway/kafka/kafka_authorization.hpp"
 #include "gateway/kafka/kafka_handlers.hpp"
 
 namespace troupe::kafka_handlers {
 
 namespace {
+
+using kafka_auth::acl_operation;
+using kafka_auth::request_authorizer;
+using kafka_auth::resource_type;
+
+request_authorizer authorizer_of(kafka_session_ptr self) {
+  return {self->state.ctx.security, self->state.identity};
+}
 
 /// Errors that concern the whole group rather than one member.
 bool group_level(error_code e) {
@@ -35,6 +44,11 @@ bool group_level(error_code e) {
 void serve_offset_commit(kafka_session_ptr self, const wire::request_header& h,
                          wire::offset_commit_request& req,
                          kafka_reply_fn reply) {
+  // handleOffsetCommitRequest: READ on the group, else every partition
+  // gets GROUP_AUTHORIZATION_FAILED; then READ on each topic, else its
+  // partitions get TOPIC_AUTHORIZATION_FAILED and are not committed.
+  auto auth = authorizer_of(self);
+  bool group_allowed = auth.group(acl_operation::read, req.group_id);
   offset_commit_request out;
   out.group_id = req.group_id;
   // v9: the member epoch of a KIP-848 member, passed on as it is.
@@ -46,13 +60,23 @@ void serve_offset_commit(kafka_session_ptr self, const wire::request_header& h,
   for (auto& t : req.topics) {
     wire::offset_commit_topic_response tr;
     tr.name = t.name;
+    auto denied = !group_allowed ? error_code::group_authorization_failed
+                  : auth.topic(acl_operation::read, t.name)
+                    ? error_code::none
+                    : error_code::topic_authorization_failed;
     for (auto& p : t.partitions) {
-      out.partitions.push_back({t.name, p.partition_index, p.committed_offset,
-                                p.committed_leader_epoch,
-                                or_empty(p.committed_metadata)});
-      tr.partitions.push_back({p.partition_index, error_code::none});
+      if (denied == error_code::none)
+        out.partitions.push_back({t.name, p.partition_index,
+                                  p.committed_offset, p.committed_leader_epoch,
+                                  or_empty(p.committed_metadata)});
+      tr.partitions.push_back({p.partition_index, denied});
     }
     shape.topics.push_back(std::move(tr));
+  }
+  // Nothing left to commit: Kafka answers without the coordinator.
+  if (!group_allowed || (out.partitions.empty() && !req.topics.empty())) {
+    reply(frame(h, shape, wire::encode_offset_commit_response));
+    return;
   }
   ask_one<offset_commit_response>(
     self, edge_request_timeout, std::move(out), std::move(reply),
@@ -97,6 +121,52 @@ to_wire(const offset_fetch_response& res) {
   return out;
 }
 
+/// One group's topics as Kafka's fetchOffsetsForGroup splits them: those
+/// the principal may DESCRIBE are asked for, the others are answered
+/// TOPIC_AUTHORIZATION_FAILED. Null topics (every committed one) stay null:
+/// the answer is filtered instead (fetchAllOffsetsForGroup).
+struct fetch_topics {
+  std::optional<std::vector<wire::offset_fetch_topic>> asked;
+  std::vector<wire::offset_fetch_topic> denied;
+};
+
+fetch_topics
+split_topics(const request_authorizer& auth,
+             const std::optional<std::vector<wire::offset_fetch_topic>>& xs) {
+  fetch_topics out;
+  if (!xs)
+    return out;
+  out.asked.emplace();
+  for (auto& t : *xs)
+    (auth.topic(acl_operation::describe, t.name) ? *out.asked : out.denied)
+      .push_back(t);
+  return out;
+}
+
+/// Named topics that were all refused: nothing to ask the coordinator.
+bool nothing_to_ask(const fetch_topics& x) {
+  return x.asked && x.asked->empty() && !x.denied.empty();
+}
+
+void finish_topics(const request_authorizer& auth, const fetch_topics& split,
+                   std::vector<wire::offset_fetch_topic_response>& topics) {
+  if (!split.asked)
+    topics.erase(std::remove_if(topics.begin(), topics.end(),
+                                [&](auto& t) {
+                                  return !auth.topic(acl_operation::describe,
+                                                     t.name);
+                                }),
+                 topics.end());
+  for (auto& t : split.denied) {
+    wire::offset_fetch_topic_response tr;
+    tr.name = t.name;
+    for (auto p : t.partition_indexes)
+      tr.partitions.push_back(
+        {p, -1, std::string{}, error_code::topic_authorization_failed, -1});
+    topics.push_back(std::move(tr));
+  }
+}
+
 } // namespace
 
 void serve_offset_fetch(kafka_session_ptr self, const wire::request_header& h,
@@ -104,31 +174,55 @@ void serve_offset_fetch(kafka_session_ptr self, const wire::request_header& h,
   auto v = h.api_version;
   // require_stable (v7+) waits for pending transactional offsets: without
   // transactions there are none.
+  // handleOffsetFetchRequestFromCoordinator: DESCRIBE on each group, else
+  // GROUP_AUTHORIZATION_FAILED; then DESCRIBE on each topic (split_topics).
+  auto auth = authorizer_of(self);
   if (v >= 8) {
     // KIP-709: one answer per group, each asked of its coordinator.
+    struct group_plan {
+      std::string id;
+      error_code refused = error_code::none;
+      fetch_topics split;
+      bool asked = false;
+    };
+    auto plans = std::make_shared<std::vector<group_plan>>();
     std::vector<offset_fetch_request> groups;
     for (auto& g : req.groups) {
-      auto out = to_internal(g.group_id, g.topics);
-      out.member_id = or_empty(g.member_id);
-      out.member_epoch = g.member_epoch;
-      groups.push_back(std::move(out));
+      group_plan plan{g.group_id, error_code::none, {}, false};
+      if (!auth.group(acl_operation::describe, g.group_id)) {
+        plan.refused = error_code::group_authorization_failed;
+      } else {
+        plan.split = split_topics(auth, g.topics);
+        if (!nothing_to_ask(plan.split)) {
+          auto out = to_internal(g.group_id, plan.split.asked);
+          out.member_id = or_empty(g.member_id);
+          out.member_epoch = g.member_epoch;
+          groups.push_back(std::move(out));
+          plan.asked = true;
+        }
+      }
+      plans->push_back(std::move(plan));
     }
-    auto ids = std::make_shared<std::vector<std::string>>();
-    for (auto& g : req.groups)
-      ids->push_back(g.group_id);
     ask_broker<offset_fetch_response>(
       self, edge_request_timeout, std::move(groups),
-      [h, ids, reply = std::move(reply)](
+      [h, plans, auth, reply = std::move(reply)](
         std::vector<std::optional<offset_fetch_response>> results) {
         wire::offset_fetch_response out;
-        for (size_t i = 0; i < results.size(); ++i) {
+        size_t i = 0;
+        for (auto& plan : *plans) {
           wire::offset_fetch_group_response g;
-          g.group_id = (*ids)[i];
-          if (!results[i]) {
+          g.group_id = plan.id;
+          if (plan.refused != error_code::none) {
+            g.error = plan.refused;
+          } else if (!plan.asked) {
+            finish_topics(auth, plan.split, g.topics);
+          } else if (auto& r = results[i++]; !r) {
             g.error = error_code::not_coordinator;
           } else {
-            g.error = results[i]->error;
-            g.topics = to_wire(*results[i]);
+            g.error = r->error;
+            g.topics = to_wire(*r);
+            if (g.error == error_code::none)
+              finish_topics(auth, plan.split, g.topics);
           }
           out.groups.push_back(std::move(g));
         }
@@ -136,11 +230,33 @@ void serve_offset_fetch(kafka_session_ptr self, const wire::request_header& h,
       });
     return;
   }
-  auto out = to_internal(req.group_id, req.topics);
+  bool group_allowed = auth.group(acl_operation::describe, req.group_id);
+  auto split = group_allowed ? split_topics(auth, req.topics) : fetch_topics{};
+  if (!group_allowed || nothing_to_ask(split)) {
+    wire::offset_fetch_response out;
+    if (group_allowed) {
+      finish_topics(auth, split, out.topics);
+    } else if (v >= 2) {
+      out.error = error_code::group_authorization_failed;
+    } else if (req.topics) {
+      // v1 has no top-level error: the group's goes to every partition.
+      for (auto& t : *req.topics) {
+        wire::offset_fetch_topic_response tr;
+        tr.name = t.name;
+        for (auto p : t.partition_indexes)
+          tr.partitions.push_back(
+            {p, -1, std::string{}, error_code::group_authorization_failed, -1});
+        out.topics.push_back(std::move(tr));
+      }
+    }
+    reply(frame(h, out, wire::encode_offset_fetch_response));
+    return;
+  }
+  auto out = to_internal(req.group_id, split.asked);
   auto requested = out.partitions;
   ask_one<offset_fetch_response>(
     self, edge_request_timeout, std::move(out), std::move(reply),
-    [h, v, requested](offset_fetch_response& res) {
+    [h, v, requested, auth, split](offset_fetch_response& res) {
       wire::offset_fetch_response out;
       if (v >= 2) {
         out.error = res.error;
@@ -152,6 +268,8 @@ void serve_offset_fetch(kafka_session_ptr self, const wire::request_header& h,
             {tp.topic, tp.partition, -1, -1, {}, res.error});
       }
       out.topics = to_wire(res);
+      if (res.error == error_code::none)
+        finish_topics(auth, split, out.topics);
       return frame(h, out, wire::encode_offset_fetch_response);
     });
 }
@@ -172,30 +290,42 @@ void serve_find_coordinator(kafka_session_ptr self,
     refused = error_code::transactional_id_authorization_failed;
   else if (req.key_type != wire::coordinator_key_group)
     refused = error_code::invalid_request;
+  // getCoordinator: DESCRIBE on the group, else GROUP_AUTHORIZATION_FAILED
+  // for that key (only the allowed keys are asked).
+  auto auth = authorizer_of(self);
+  std::vector<error_code> denied;
   std::vector<find_coordinator_request> asks;
-  if (refused == error_code::none)
-    for (auto& key : keys)
+  for (auto& key : keys) {
+    denied.push_back(refused != error_code::none
+                       ? refused
+                       : kafka_auth::find_coordinator_error(auth, req.key_type,
+                                                            key));
+    if (denied.back() == error_code::none)
       asks.push_back({key});
+  }
   auto listener = self->state.ctx.listener_name;
   ask_broker<find_coordinator_response>(
     self, edge_request_timeout, std::move(asks),
-    [h, v, keys, refused, listener, reply = std::move(reply)](
+    [h, v, keys, denied, listener, reply = std::move(reply)](
       std::vector<std::optional<find_coordinator_response>> results) {
       std::vector<wire::found_coordinator> found;
+      size_t j = 0;
       for (size_t i = 0; i < keys.size(); ++i) {
         wire::found_coordinator c;
         c.key = keys[i];
-        if (refused != error_code::none)
-          c.error = refused;
-        else if (!results[i])
+        std::optional<find_coordinator_response>* r = nullptr;
+        if (denied[i] != error_code::none)
+          c.error = denied[i];
+        else if (r = &results[j++]; !*r)
           c.error = error_code::coordinator_not_available;
         else
-          c.error = results[i]->error;
+          c.error = (*r)->error;
         if (c.error == error_code::none) {
           // The coordinator's endpoint of the client's listener.
-          auto e = endpoint_for(results[i]->listeners, results[i]->host,
-                                results[i]->port, listener);
-          c.node_id = results[i]->node_id;
+          auto& found_at = **r;
+          auto e = endpoint_for(found_at.listeners, found_at.host,
+                                found_at.port, listener);
+          c.node_id = found_at.node_id;
           c.host = e.host;
           c.port = e.port;
         } else {
@@ -224,6 +354,16 @@ void serve_find_coordinator(kafka_session_ptr self,
 void serve_join_group(kafka_session_ptr self, const wire::request_header& h,
                       wire::join_group_request& req, kafka_reply_fn reply) {
   auto v = h.api_version;
+  // handleJoinGroupRequest: READ on the group (JoinGroupRequest's error
+  // response: no generation, no protocol, no members).
+  if (!authorizer_of(self).group(acl_operation::read, req.group_id)) {
+    wire::join_group_response out;
+    out.error = error_code::group_authorization_failed;
+    if (v < 7)
+      out.protocol_name = std::string{};
+    reply(frame(h, out, wire::encode_join_group_response));
+    return;
+  }
   join_group_request out;
   out.group_id = req.group_id;
   out.session_timeout_ms = req.session_timeout_ms;
@@ -269,6 +409,13 @@ void serve_join_group(kafka_session_ptr self, const wire::request_header& h,
 
 void serve_sync_group(kafka_session_ptr self, const wire::request_header& h,
                       wire::sync_group_request& req, kafka_reply_fn reply) {
+  // handleSyncGroupRequest: READ on the group.
+  if (!authorizer_of(self).group(acl_operation::read, req.group_id)) {
+    wire::sync_group_response out;
+    out.error = error_code::group_authorization_failed;
+    reply(frame(h, out, wire::encode_sync_group_response));
+    return;
+  }
   sync_group_request out;
   out.group_id = req.group_id;
   out.generation_id = req.generation_id;
@@ -292,6 +439,12 @@ void serve_sync_group(kafka_session_ptr self, const wire::request_header& h,
 
 void serve_heartbeat(kafka_session_ptr self, const wire::request_header& h,
                      wire::heartbeat_request& req, kafka_reply_fn reply) {
+  // handleHeartbeatRequest: READ on the group.
+  if (!authorizer_of(self).group(acl_operation::read, req.group_id)) {
+    reply(frame(h, wire::heartbeat_response{error_code::group_authorization_failed},
+                wire::encode_heartbeat_response));
+    return;
+  }
   heartbeat_request out;
   out.group_id = req.group_id;
   out.generation_id = req.generation_id;
@@ -308,6 +461,13 @@ void serve_heartbeat(kafka_session_ptr self, const wire::request_header& h,
 void serve_leave_group(kafka_session_ptr self, const wire::request_header& h,
                        wire::leave_group_request& req, kafka_reply_fn reply) {
   auto v = h.api_version;
+  // handleLeaveGroupRequest: READ on the group, one top-level error.
+  if (!authorizer_of(self).group(acl_operation::read, req.group_id)) {
+    wire::leave_group_response out;
+    out.error = error_code::group_authorization_failed;
+    reply(frame(h, out, wire::encode_leave_group_response));
+    return;
+  }
   leave_group_request out;
   out.group_id = req.group_id;
   if (v < 3) {
@@ -349,10 +509,32 @@ void serve_describe_groups(kafka_session_ptr self,
                            kafka_reply_fn reply) {
   auto v = h.api_version;
   bool with_operations = v >= 3 && req.include_authorized_operations;
+  // handleDescribeGroupsRequest: groups without DESCRIBE come first, as
+  // GROUP_AUTHORIZATION_FAILED (DescribeGroupsResponse.groupError); the
+  // others are described, with their real authorized operations.
+  auto auth = authorizer_of(self);
+  wire::describe_groups_response refused;
+  std::vector<std::string> allowed;
+  for (auto& g : req.groups) {
+    if (auth.group(acl_operation::describe, g)) {
+      allowed.push_back(g);
+      continue;
+    }
+    wire::described_group dg;
+    dg.error = error_code::group_authorization_failed;
+    dg.group_id = g;
+    refused.groups.push_back(std::move(dg));
+  }
+  if (allowed.empty() && !req.groups.empty()) {
+    reply(frame(h, refused, wire::encode_describe_groups_response));
+    return;
+  }
   ask_one<describe_groups_response>(
-    self, edge_request_timeout, describe_groups_request{req.groups},
-    std::move(reply), [h, v, with_operations](describe_groups_response& res) {
-      wire::describe_groups_response out;
+    self, edge_request_timeout, describe_groups_request{allowed},
+    std::move(reply),
+    [h, v, with_operations, auth,
+     refused = std::move(refused)](describe_groups_response& res) {
+      wire::describe_groups_response out = refused;
       for (auto& g : res.groups) {
         wire::described_group dg;
         dg.error = g.error;
@@ -375,7 +557,9 @@ void serve_describe_groups(kafka_session_ptr self,
           dg.error_message = std::string{error_message(g.error)};
         }
         if (with_operations && dg.error == error_code::none)
-          dg.authorized_operations = group_operations;
+          dg.authorized_operations =
+            auth.operations(resource_type::group, dg.group_id,
+                            group_operations);
         out.groups.push_back(std::move(dg));
       }
       return frame(h, out, wire::encode_describe_groups_response);
@@ -395,9 +579,13 @@ void serve_list_groups(kafka_session_ptr self, const wire::request_header& h,
   if (v >= 5)
     for (auto& t : req.types_filter)
       types.push_back(parse_group_type(t));
+  // handleListGroupsRequest: DESCRIBE on the CLUSTER lists every group,
+  // else only the groups the principal may DESCRIBE.
+  auto auth = authorizer_of(self);
+  bool cluster_describe = auth.cluster(acl_operation::describe);
   ask_one<list_groups_response>(
     self, edge_request_timeout, list_groups_request{}, std::move(reply),
-    [h, states, types](list_groups_response& res) {
+    [h, states, types, auth, cluster_describe](list_groups_response& res) {
       auto in = [](const auto& filter, auto x) {
         return filter.empty()
                || std::find(filter.begin(), filter.end(), x) != filter.end();
@@ -407,7 +595,8 @@ void serve_list_groups(kafka_session_ptr self, const wire::request_header& h,
       for (auto& g : res.groups) {
         // Groups that do not say otherwise are classic groups.
         auto type = g.group_type;
-        if (in(states, g.state) && in(types, type))
+        if (in(states, g.state) && in(types, type)
+            && kafka_auth::lists_group(auth, cluster_describe, g.group_id))
           out.groups.push_back({g.group_id, g.protocol_type,
                                 std::string{state_name(g.state)},
                                 std::string{group_type_name(type)}});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "gateway/kafka/kafka_authorization.hpp"
 #include "gateway/kafka/kafka_handlers.hpp"
 
 namespace troupe {
@@ -116,7 +117,18 @@ struct handler {
     serve_describe_cluster(self, header, req, std::move(reply));
   }
 
+  kafka_auth::request_authorizer authorizer() const {
+    return {self->state.ctx.security, self->state.identity};
+  }
+
   void operator()(wire::consumer_group_heartbeat_request& req) {
+    // handleConsumerGroupHeartbeat: READ on the group.
+    if (!authorizer().group(kafka_auth::acl_operation::read, req.group_id)) {
+      wire::consumer_group_heartbeat_response out;
+      out.error = error_code::group_authorization_failed;
+      reply(frame(header, out, wire::encode_consumer_group_heartbeat_response));
+      return;
+    }
     consumer_group_heartbeat_request out;
     out.group_id = req.group_id;
     out.member_id = req.member_id;
@@ -158,11 +170,35 @@ struct handler {
   }
 
   void operator()(wire::consumer_group_describe_request& req) {
+    // handleConsumerGroupDescribe: groups without DESCRIBE come first, as
+    // GROUP_AUTHORIZATION_FAILED; the others carry their real authorized
+    // operations.
+    auto auth = authorizer();
+    wire::consumer_group_describe_response refused;
+    std::vector<std::string> allowed;
+    for (auto& g : req.group_ids) {
+      if (auth.group(kafka_auth::acl_operation::describe, g)) {
+        allowed.push_back(g);
+        continue;
+      }
+      wire::described_consumer_group dg;
+      dg.error = error_code::group_authorization_failed;
+      dg.group_id = g;
+      refused.groups.push_back(std::move(dg));
+    }
+    if (allowed.empty() && !req.group_ids.empty()) {
+      reply(frame(header, refused,
+                  wire::encode_consumer_group_describe_response));
+      return;
+    }
+    bool with_operations = req.include_authorized_operations;
     ask_one<consumer_group_describe_response>(
       self, edge_request_timeout,
-      consumer_group_describe_request{req.group_ids,
+      consumer_group_describe_request{allowed,
                                       req.include_authorized_operations},
-      std::move(reply), [h = header](consumer_group_describe_response& res) {
+      std::move(reply),
+      [h = header, auth, with_operations,
+       refused = std::move(refused)](consumer_group_describe_response& res) {
         auto assignment = [](const consumer_group_assignment& a) {
           wire::described_assignment out;
           for (auto& t : a.topic_partitions)
@@ -170,7 +206,7 @@ struct handler {
               {t.topic_id, t.topic_name, t.partitions});
           return out;
         };
-        wire::consumer_group_describe_response out;
+        wire::consumer_group_describe_response out = refused;
         out.throttle_time_ms = res.throttle_time_ms;
         for (auto& g : res.groups) {
           wire::described_consumer_group dg;
@@ -182,6 +218,10 @@ struct handler {
           dg.assignment_epoch = g.assignment_epoch;
           dg.assignor_name = g.assignor_name;
           dg.authorized_operations = g.authorized_operations;
+          if (with_operations && g.error == error_code::none)
+            dg.authorized_operations = auth.operations(
+              kafka_auth::resource_type::group, g.group_id,
+              g.authorized_operations);
           for (auto& m : g.members) {
             wire::described_consumer_group_member dm;
             dm.member_id = m.member_id;
