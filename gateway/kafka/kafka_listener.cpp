@@ -10,6 +10,7 @@
 #include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
 
+#include "domain/security/pem.hpp"
 #include "domain/zookeeper/kafka_znodes.hpp"
 #include "gateway/kafka/kafka_connection.hpp"
 
@@ -19,58 +20,6 @@ using asio::ip::tcp;
 namespace troupe {
 
 namespace {
-
-/// PEM text as Kafka's properties may carry it (KIP-651): line breaks
-/// written as "\n" escapes, or the whole PEM on one line with spaces, as a
-/// .properties value is; OpenSSL wants the lines back.
-std::string normalize_pem(std::string text) {
-  for (size_t i = 0; (i = text.find("\\n", i)) != std::string::npos;)
-    text.replace(i, 2, "\n");
-  if (text.find('\n') != std::string::npos)
-    return text;
-  std::string out;
-  size_t at = 0;
-  for (;;) {
-    auto begin = text.find("-----BEGIN ", at);
-    if (begin == std::string::npos)
-      break;
-    auto begin_end = text.find("-----", begin + 11);
-    auto end = text.find("-----END ", begin_end + 5);
-    if (begin_end == std::string::npos || end == std::string::npos)
-      break;
-    auto end_end = text.find("-----", end + 9);
-    if (end_end == std::string::npos)
-      break;
-    out += text.substr(begin, begin_end + 5 - begin) + "\n";
-    // Between the markers: PEM headers ("Proc-Type: ...") keep their line,
-    // base64 is re-folded.
-    std::string body;
-    auto inner = text.substr(begin_end + 5, end - begin_end - 5);
-    size_t p = 0;
-    while (p < inner.size()) {
-      auto q = inner.find(' ', p);
-      auto word = inner.substr(p, q == std::string::npos ? q : q - p);
-      p = q == std::string::npos ? inner.size() : q + 1;
-      if (word.empty())
-        continue;
-      if (word.back() == ':') { // "Proc-Type: 4,ENCRYPTED", "DEK-Info: ..."
-        auto r = inner.find(' ', p);
-        out += word + " "
-               + inner.substr(p, r == std::string::npos ? r : r - p) + "\n";
-        p = r == std::string::npos ? inner.size() : r + 1;
-        if (word == "DEK-Info:")
-          out += "\n";
-        continue;
-      }
-      body += word;
-    }
-    for (size_t i = 0; i < body.size(); i += 64)
-      out += body.substr(i, 64) + "\n";
-    out += text.substr(end, end_end + 5 - end) + "\n";
-    at = end_end + 5;
-  }
-  return out.empty() ? text : out;
-}
 
 int protocol_version(const std::string& name, const std::string& listener) {
   if (name == "TLSv1.3")
@@ -123,8 +72,8 @@ make_tls_context(const security::tls_config& c, const std::string& listener) {
         throw std::runtime_error(where
                                  + "ssl.keystore.certificate.chain needs "
                                    "ssl.keystore.key");
-      auto chain = normalize_pem(c.keystore_certificate_chain);
-      auto key = normalize_pem(c.keystore_key);
+      auto chain = security::normalize_pem(c.keystore_certificate_chain);
+      auto key = security::normalize_pem(c.keystore_key);
       ctx->use_certificate_chain(asio::buffer(chain));
       ctx->use_private_key(asio::buffer(key), asio::ssl::context::pem);
     } else {
@@ -139,7 +88,7 @@ make_tls_context(const security::tls_config& c, const std::string& listener) {
       trusted = true;
     }
     if (!c.truststore_certificates.empty()) {
-      auto cas = normalize_pem(c.truststore_certificates);
+      auto cas = security::normalize_pem(c.truststore_certificates);
       ctx->add_certificate_authority(asio::buffer(cas));
       trusted = true;
     }
@@ -325,7 +274,8 @@ void kafka_listener::start(const embedded_node& node,
       ctx.auto_create_topics = cluster.auto_create_topics;
       ctx.config = shared;
       ctx.security = config_.security;
-    ctx.security_admin = caf::actor_cast<security_admin_actor>(node.controller);
+      ctx.security_admin =
+        caf::actor_cast<security_admin_actor>(node.controller);
       ctx.listener_name = spec.name;
       ctx.protocol = spec.protocol;
       try {

@@ -51,7 +51,7 @@ import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-from certs import make_pki  # noqa: E402
+from certs import make_pki, one_line, pem_text  # noqa: E402
 from children import die_with_parent  # noqa: E402
 from ports import free_port_range  # noqa: E402
 import kafka_wire as kw  # noqa: E402
@@ -88,11 +88,19 @@ class Server:
             "num.partitions=3",
             "default.replication.factor=3",
             "min.insync.replicas=2",
+            # The SSL listener's keystore as PEM text (KIP-651, one line
+            # as a .properties value), SASL_SSL's as a file; one encrypted
+            # key for both (ssl.key.password).
             "ssl.keystore.type=PEM",
-            "ssl.keystore.location=" + pki.server_pem,
+            "ssl.key.password=" + pki.server_key_password,
             "ssl.truststore.type=PEM",
             "ssl.truststore.location=" + pki.ca_cert,
+            "listener.name.ssl.ssl.keystore.certificate.chain="
+            + one_line(pem_text(pki.server_chain)),
+            "listener.name.ssl.ssl.keystore.key="
+            + one_line(pem_text(pki.server_key)),
             "listener.name.ssl.ssl.client.auth=required",
+            "listener.name.sasl_ssl.ssl.keystore.location=" + pki.server_pem,
             "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
             "listener.name.sasl_plaintext.plain.sasl.jaas.config=" + JAAS,
             "listener.name.sasl_ssl.plain.sasl.jaas.config=" + JAAS,
@@ -565,7 +573,7 @@ def main():
     node = sys.argv[3] if len(sys.argv) > 3 else "node"
     d = tempfile.mkdtemp(prefix="troupe-pki-")
     try:
-        pki = make_pki(d)
+        pki = make_pki(d, server_key_password="key-secret")
         t0 = time.time()
         CASES[case](binary, pki, node)
         print("PASS %s (%.1f s)" % (case, time.time() - t0))
