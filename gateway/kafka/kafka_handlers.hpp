@@ -226,6 +226,21 @@ void serve_describe_cluster(kafka_session_ptr self,
                             wire::describe_cluster_request& req,
                             kafka_reply_fn reply);
 
+// kafka_security_handlers.cpp
+void serve_describe_acls(kafka_session_ptr self, const wire::request_header& h,
+                         wire::describe_acls_request& req,
+                         kafka_reply_fn reply);
+void serve_create_acls(kafka_session_ptr self, const wire::request_header& h,
+                       wire::create_acls_request& req, kafka_reply_fn reply);
+void serve_delete_acls(kafka_session_ptr self, const wire::request_header& h,
+                       wire::delete_acls_request& req, kafka_reply_fn reply);
+void serve_describe_user_scram_credentials(
+  kafka_session_ptr self, const wire::request_header& h,
+  wire::describe_user_scram_credentials_request& req, kafka_reply_fn reply);
+void serve_alter_user_scram_credentials(
+  kafka_session_ptr self, const wire::request_header& h,
+  wire::alter_user_scram_credentials_request& req, kafka_reply_fn reply);
+
 } // namespace kafka_handlers
 
 } // namespace troupe

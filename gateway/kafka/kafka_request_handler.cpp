@@ -117,6 +117,26 @@ struct handler {
     serve_describe_cluster(self, header, req, std::move(reply));
   }
 
+  void operator()(wire::describe_acls_request& req) {
+    serve_describe_acls(self, header, req, std::move(reply));
+  }
+
+  void operator()(wire::create_acls_request& req) {
+    serve_create_acls(self, header, req, std::move(reply));
+  }
+
+  void operator()(wire::delete_acls_request& req) {
+    serve_delete_acls(self, header, req, std::move(reply));
+  }
+
+  void operator()(wire::describe_user_scram_credentials_request& req) {
+    serve_describe_user_scram_credentials(self, header, req, std::move(reply));
+  }
+
+  void operator()(wire::alter_user_scram_credentials_request& req) {
+    serve_alter_user_scram_credentials(self, header, req, std::move(reply));
+  }
+
   kafka_auth::request_authorizer authorizer() const {
     return {self->state.ctx.security, self->state.identity};
   }
