@@ -447,7 +447,14 @@ scram_server::step_result scram_server::step(std::string_view msg) {
       auto final = parse_client_final(msg);
       if (!final)
         return fail(invalid_credentials(mechanism_));
-      if (final->nonce != nonce_)
+      // ScramSaslServer: the final nonce must END with the server-first
+      // one (nonce.endsWith), not equal it: librdkafka sends its client
+      // nonce again in front ("r=" cnonce + server-first nonce), which
+      // Kafka accepts; the proof covers the client's own bytes.
+      if (final->nonce.size() < nonce_.size()
+          || final->nonce.compare(final->nonce.size() - nonce_.size(),
+                                  nonce_.size(), nonce_)
+               != 0)
         return fail(invalid_credentials(mechanism_));
       auto binding = base64_decode(final->channel_binding);
       if (!binding || *binding != gs2_header_)
