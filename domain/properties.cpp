@@ -4,10 +4,14 @@
 #include <charconv>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "domain/consumer_group/server_assignor.hpp"
 #include "domain/log/log_defaults.hpp"
+#include "domain/security/principal_mapping.hpp"
+#include "domain/security/sasl.hpp"
 
 namespace troupe {
 
@@ -168,6 +172,61 @@ const std::vector<property_doc> docs = {
   {"consumer.instance.timeout.ms", "300000",
    "a REST consumer instance that gets no request for this long is deleted "
    "(REST Proxy's property)"},
+  {"listener.security.protocol.map",
+   "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
+   "listener name to security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, "
+   "SASL_SSL)"},
+  {"ssl.keystore.type", "PEM", "PEM only (KIP-651)"},
+  {"ssl.keystore.location", "",
+   "PEM file with the listeners' certificate chain and private key"},
+  {"ssl.keystore.certificate.chain", "",
+   "the certificate chain as PEM text (instead of a location)"},
+  {"ssl.keystore.key", "", "the private key as PEM text"},
+  {"ssl.key.password", "", "the private key's passphrase"},
+  {"ssl.truststore.type", "PEM", "PEM only (KIP-651)"},
+  {"ssl.truststore.location", "",
+   "PEM file of the CA certificates client certificates are checked against"},
+  {"ssl.truststore.certificates", "", "the CA certificates as PEM text"},
+  {"ssl.client.auth", "none",
+   "required | requested | none: ask TLS clients for a certificate"},
+  {"ssl.enabled.protocols", "TLSv1.2,TLSv1.3", "TLS versions offered"},
+  {"ssl.cipher.suites", "", "cipher suites offered (empty: OpenSSL's)"},
+  {"ssl.principal.mapping.rules", "DEFAULT",
+   "RULE:pattern/replacement/[LU],...,DEFAULT: a client certificate's DN to "
+   "its User: principal (KIP-371)"},
+  {"listener.name.<listener>.ssl.*", "",
+   "any ssl.* setting for one listener (its name in lower case)"},
+  {"sasl.enabled.mechanisms", "GSSAPI",
+   "SASL mechanisms of the SASL listeners: PLAIN, SCRAM-SHA-256, "
+   "SCRAM-SHA-512 (troupe serves no GSSAPI)"},
+  {"listener.name.<listener>.sasl.enabled.mechanisms", "",
+   "sasl.enabled.mechanisms for one listener"},
+  {"listener.name.<listener>.plain.sasl.jaas.config", "",
+   "PlainLoginModule required user_<name>=\"<password>\" ...; PLAIN's users"},
+  {"listener.name.<listener>.<scram-sha-256|scram-sha-512>.sasl.jaas.config",
+   "", "ScramLoginModule required; (SCRAM users live in the metadata)"},
+  {"connections.max.reauth.ms", "0",
+   "SASL sessions re-authenticate within this long (KIP-368; 0: never)"},
+  {"authorizer.class.name", "",
+   "kafka.security.authorizer.AclAuthorizer (or StandardAuthorizer's name) "
+   "turns ACLs on; empty: every request allowed"},
+  {"super.users", "", "User:a;User:b: principals every ACL check allows"},
+  {"allow.everyone.if.no.acl.found", "false",
+   "a resource no ACL matches is open to everyone"},
+  {"troupe.http.ssl.enable", "false", "HTTPS on the HTTP gateway"},
+  {"troupe.http.ssl.*", "",
+   "the gateway's ssl.* settings (troupe.http.ssl.keystore.location, ...)"},
+  {"troupe.http.auth", "none",
+   "none (REST calls act as User:ANONYMOUS) | basic (HTTP Basic against the "
+   "SCRAM and PLAIN users)"},
+  {"troupe.cluster.security", "",
+   "plaintext | ssl: the links between cluster nodes"},
+  {"troupe.cluster.ssl.*", "",
+   "the node links' ssl.* settings (certificate, key, CA)"},
+  {"zookeeper.set.acl", "false",
+   "znodes readable by all and writable by troupe.zookeeper.digest only"},
+  {"troupe.zookeeper.digest", "",
+   "user:password of the digest authentication to ZooKeeper"},
 };
 
 /// group.consumer.assignors: a comma-separated list of names or Kafka's
@@ -188,6 +247,387 @@ bool parse_assignors(std::string_view text, std::vector<std::string>& out) {
     return false;
   out = std::move(names);
   return true;
+}
+
+// -- security (docs/ARCHITECTURE.md §9) ------------------------------------------
+
+namespace sec = security;
+
+constexpr std::string_view default_protocol_map =
+  "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL";
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+std::string upper(std::string_view s) {
+  std::string out{s};
+  for (auto& c : out)
+    if (c >= 'a' && c <= 'z')
+      c = static_cast<char>(c - 'a' + 'A');
+  return out;
+}
+
+std::string lower(std::string_view s) {
+  std::string out{s};
+  for (auto& c : out)
+    if (c >= 'A' && c <= 'Z')
+      c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+/// Kafka's LIST type: comma separated, blanks trimmed, empty items dropped.
+std::vector<std::string> parse_list(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    auto comma = text.find(',');
+    auto item = trim(text.substr(0, comma));
+    if (!item.empty())
+      out.emplace_back(item);
+    text = comma == std::string_view::npos ? std::string_view{}
+                                           : text.substr(comma + 1);
+  }
+  return out;
+}
+
+/// SecurityProtocol.forName.
+std::optional<sec::listener_protocol> parse_protocol(std::string_view name) {
+  auto n = upper(trim(name));
+  if (n == "PLAINTEXT")
+    return sec::listener_protocol::plaintext;
+  if (n == "SSL")
+    return sec::listener_protocol::ssl;
+  if (n == "SASL_PLAINTEXT")
+    return sec::listener_protocol::sasl_plaintext;
+  if (n == "SASL_SSL")
+    return sec::listener_protocol::sasl_ssl;
+  return std::nullopt;
+}
+
+/// KafkaConfig.effectiveListenerSecurityProtocolMap: NAME:PROTOCOL pairs,
+/// names upper-cased (ListenerName.normalised), with Kafka's messages.
+void parse_protocol_map(std::string_view text,
+                        std::map<std::string, sec::listener_protocol>& out,
+                        std::vector<std::string>& errors) {
+  constexpr auto key = "listener.security.protocol.map";
+  out.clear();
+  for (const auto& item : parse_list(text)) {
+    auto colon = item.find(':');
+    if (colon == std::string::npos || colon == 0) {
+      errors.push_back(std::string{"Error parsing configuration property '"}
+                       + key + "': expected NAME:PROTOCOL, got '" + item
+                       + "'");
+      continue;
+    }
+    auto name = upper(trim(std::string_view{item}.substr(0, colon)));
+    auto protocol = std::string{trim(std::string_view{item}.substr(colon + 1))};
+    auto p = parse_protocol(protocol);
+    if (!p) {
+      errors.push_back("Invalid security protocol `" + protocol
+                       + "` defined in " + key);
+      continue;
+    }
+    out[name] = *p;
+  }
+}
+
+/// One ssl.* setting (`ssl_key`, "ssl.keystore.location", ...) of a TLS
+/// configuration, given as `key` (with its prefix, for the messages).
+/// False when `ssl_key` is none of them.
+bool apply_tls_property(std::string_view ssl_key, const std::string& key,
+                        const std::string& value, sec::tls_config& tls,
+                        std::vector<std::string>& errors) {
+  if (ssl_key == "ssl.keystore.type" || ssl_key == "ssl.truststore.type") {
+    if (upper(trim(value)) != "PEM")
+      errors.push_back("invalid value '" + value + "' for " + key
+                       + ": troupe reads PEM (KIP-651) only; set PEM and give "
+                         "PEM files or PEM text");
+  } else if (ssl_key == "ssl.keystore.location")
+    tls.keystore_location = value;
+  else if (ssl_key == "ssl.keystore.certificate.chain")
+    tls.keystore_certificate_chain = value;
+  else if (ssl_key == "ssl.keystore.key")
+    tls.keystore_key = value;
+  else if (ssl_key == "ssl.key.password")
+    tls.key_password = value;
+  else if (ssl_key == "ssl.truststore.location")
+    tls.truststore_location = value;
+  else if (ssl_key == "ssl.truststore.certificates")
+    tls.truststore_certificates = value;
+  else if (ssl_key == "ssl.client.auth") {
+    auto v = lower(trim(value));
+    if (v == "required")
+      tls.client_auth_mode = sec::client_auth::required;
+    else if (v == "requested")
+      tls.client_auth_mode = sec::client_auth::requested;
+    else if (v == "none")
+      tls.client_auth_mode = sec::client_auth::none;
+    else
+      errors.push_back("Invalid value " + value + " for configuration " + key
+                       + ": String must be one of: required, requested, none");
+  } else if (ssl_key == "ssl.enabled.protocols") {
+    auto protocols = parse_list(value);
+    bool ok = !protocols.empty();
+    for (const auto& p : protocols)
+      ok = ok
+           && (p == "TLSv1.2" || p == "TLSv1.3" || p == "TLSv1.1"
+               || p == "TLSv1");
+    if (ok)
+      tls.enabled_protocols = std::move(protocols);
+    else
+      errors.push_back("invalid value '" + value + "' for " + key
+                       + ": expected a list of TLSv1.2, TLSv1.3 (or TLSv1, "
+                         "TLSv1.1)");
+  } else if (ssl_key == "ssl.cipher.suites")
+    tls.cipher_suites = parse_list(value);
+  else if (ssl_key == "ssl.principal.mapping.rules") {
+    std::string error;
+    if (sec::principal_mapper::parse(value, error))
+      tls.principal_mapping_rules = value;
+    else
+      errors.push_back("invalid value '" + value + "' for " + key + ": "
+                       + error);
+  } else
+    return false;
+  return true;
+}
+
+/// DefaultSslEngineFactory's checks of PEM material, in its words.
+void check_tls(const sec::tls_config& tls, const std::string& scope,
+               std::vector<std::string>& errors) {
+  bool inline_key =
+    !tls.keystore_certificate_chain.empty() || !tls.keystore_key.empty();
+  if (inline_key && !tls.keystore_location.empty())
+    errors.push_back(scope
+                     + ": Both SSL key store location and separate private "
+                       "key and certificate chain are provided");
+  else if (inline_key && tls.keystore_certificate_chain.empty())
+    errors.push_back(scope + ": SSL certificate chain is not provided");
+  else if (inline_key && tls.keystore_key.empty())
+    errors.push_back(scope + ": SSL private key is not provided");
+  if (!tls.truststore_location.empty() && !tls.truststore_certificates.empty())
+    errors.push_back(scope
+                     + ": Both SSL trust store location and separate trust "
+                       "certificates are provided");
+}
+
+bool has_truststore(const sec::tls_config& tls) {
+  return !tls.truststore_location.empty()
+         || !tls.truststore_certificates.empty();
+}
+
+/// sasl.enabled.mechanisms (or a listener's): the mechanisms troupe serves.
+void apply_mechanisms(const std::string& key, const std::string& value,
+                      sec::sasl_config& sasl,
+                      std::vector<std::string>& errors) {
+  auto names = parse_list(value);
+  for (const auto& n : names)
+    if (!sec::is_served_mechanism(n)) {
+      errors.push_back("invalid value '" + value + "' for " + key
+                       + ": troupe serves PLAIN, SCRAM-SHA-256 and "
+                         "SCRAM-SHA-512");
+      return;
+    }
+  sasl.enabled_mechanisms = std::move(names);
+}
+
+/// listener.name.<l>.<mechanism>.sasl.jaas.config: one login module
+/// (JaasContext.load), PLAIN's users from its user_<name> options. The
+/// value holds passwords and is not repeated in messages.
+void apply_jaas(const std::string& key, const std::string& value,
+                bool plain, sec::sasl_config& sasl,
+                std::vector<std::string>& errors) {
+  std::string error;
+  auto entries = sec::parse_jaas(value, error);
+  if (!entries) {
+    errors.push_back("invalid value for " + key + ": " + error);
+    return;
+  }
+  if (entries->size() != 1) {
+    errors.push_back("invalid value for " + key
+                     + ": JAAS config property contains "
+                     + std::to_string(entries->size())
+                     + " login modules, should be 1 module");
+    return;
+  }
+  if (plain)
+    sasl.plain_users = sec::plain_users(*entries);
+}
+
+/// super.users: principals separated by ';' (AclAuthorizer).
+bool parse_super_users(const std::string& value, std::vector<std::string>& out,
+                       std::vector<std::string>& errors) {
+  std::vector<std::string> users;
+  std::string_view text = value;
+  while (!text.empty()) {
+    auto semi = text.find(';');
+    users.emplace_back(trim(text.substr(0, semi)));
+    text = semi == std::string_view::npos ? std::string_view{}
+                                          : text.substr(semi + 1);
+  }
+  // Java's split drops trailing empty strings.
+  while (!users.empty() && users.back().empty())
+    users.pop_back();
+  for (const auto& u : users) {
+    auto colon = u.find(':');
+    if (colon == std::string::npos || colon == 0) {
+      errors.push_back("invalid value '" + value
+                       + "' for super.users: expected a string in format "
+                         "principalType:principalName but got "
+                       + u);
+      return false;
+    }
+  }
+  out = std::move(users);
+  return true;
+}
+
+/// Whether `key` is one of the security settings apply_security reads.
+bool is_security_property(const std::string& key) {
+  static const std::vector<std::string_view> names = {
+    "listener.security.protocol.map", "sasl.enabled.mechanisms",
+    "connections.max.reauth.ms",      "authorizer.class.name",
+    "super.users",                    "allow.everyone.if.no.acl.found",
+    "troupe.http.auth",               "troupe.cluster.security",
+    "zookeeper.set.acl",              "troupe.zookeeper.digest"};
+  for (auto n : names)
+    if (key == n)
+      return true;
+  return starts_with(key, "ssl.") || starts_with(key, "listener.name.")
+         || starts_with(key, "troupe.http.ssl.")
+         || starts_with(key, "troupe.cluster.ssl.");
+}
+
+/// The security settings into cfg.security: first every setting of the
+/// node, then listener.name.<l>.* over them (a listener's own ssl.* and
+/// SASL settings start from the node's, as Kafka's per-listener prefix
+/// overrides key by key).
+void apply_security(const properties& props, sec::security_config& s,
+                    std::vector<std::string>& errors) {
+  auto invalid = [&](const std::string& key, const std::string& value,
+                     const std::string& why) {
+    errors.push_back("invalid value '" + value + "' for " + key + ": " + why);
+  };
+  parse_protocol_map(default_protocol_map, s.protocol_map, errors);
+  for (const auto& [key, value] : props) {
+    if (key == "listener.security.protocol.map")
+      parse_protocol_map(value, s.protocol_map, errors);
+    else if (apply_tls_property(key, key, value, s.ssl, errors))
+      continue;
+    else if (key == "sasl.enabled.mechanisms")
+      apply_mechanisms(key, value, s.sasl, errors);
+    else if (key == "connections.max.reauth.ms") {
+      if (!parse_int<int64_t>(value, s.connections_max_reauth_ms, 0,
+                              INT64_MAX))
+        invalid(key, value, "expected 0 (no re-authentication) or more ms");
+    } else if (key == "authorizer.class.name") {
+      auto name = std::string{trim(value)};
+      if (!name.empty() && !sec::is_known_authorizer(name))
+        invalid(key, value,
+                "troupe's authorizer is kafka.security.authorizer."
+                "AclAuthorizer (also accepted: org.apache.kafka.metadata."
+                "authorizer.StandardAuthorizer, troupe.AclAuthorizer); empty "
+                "turns authorization off");
+      else
+        s.authorizer_class_name = name;
+    } else if (key == "super.users")
+      parse_super_users(value, s.authorizer.super_users, errors);
+    else if (key == "allow.everyone.if.no.acl.found") {
+      if (!parse_bool(value, s.authorizer.allow_everyone_if_no_acl_found))
+        invalid(key, value, "expected true or false");
+    } else if (key == "troupe.http.ssl.enable") {
+      if (!parse_bool(value, s.http_ssl_enabled))
+        invalid(key, value, "expected true or false");
+    } else if (starts_with(key, "troupe.http.ssl.")) {
+      auto ssl_key = std::string_view{key}.substr(sizeof "troupe.http." - 1);
+      if (!apply_tls_property(ssl_key, key, value, s.http_ssl, errors))
+        errors.push_back("unknown property: " + key);
+    } else if (key == "troupe.http.auth") {
+      if (value != "none" && value != "basic")
+        invalid(key, value, "expected none or basic");
+      else
+        s.http_auth = value;
+    } else if (key == "troupe.cluster.security") {
+      if (value != "plaintext" && value != "ssl")
+        invalid(key, value, "expected plaintext or ssl");
+      else
+        s.cluster_security = value;
+    } else if (starts_with(key, "troupe.cluster.ssl.")) {
+      auto ssl_key = std::string_view{key}.substr(sizeof "troupe.cluster." - 1);
+      if (!apply_tls_property(ssl_key, key, value, s.cluster_ssl, errors))
+        errors.push_back("unknown property: " + key);
+    } else if (key == "zookeeper.set.acl") {
+      if (!parse_bool(value, s.zookeeper_set_acl))
+        invalid(key, value, "expected true or false");
+    } else if (key == "troupe.zookeeper.digest") {
+      auto colon = value.find(':');
+      if (colon == std::string::npos || colon == 0)
+        errors.push_back("invalid value for troupe.zookeeper.digest: "
+                         "expected user:password");
+      else
+        s.zookeeper_digest = value;
+    } else if (starts_with(key, "ssl."))
+      errors.push_back("unknown property: " + key);
+  }
+  s.authorizer.enabled = !s.authorizer_class_name.empty();
+
+  // listener.name.<l>.*: the listener's name in lower case, then a setting.
+  constexpr std::string_view prefix = "listener.name.";
+  for (const auto& [key, value] : props) {
+    if (!starts_with(key, prefix))
+      continue;
+    auto rest = std::string_view{key}.substr(prefix.size());
+    auto dot = rest.find('.');
+    if (dot == std::string_view::npos || dot == 0) {
+      errors.push_back("unknown property: " + key);
+      continue;
+    }
+    auto listener = rest.substr(0, dot);
+    auto setting = rest.substr(dot + 1);
+    if (lower(listener) != listener) {
+      errors.push_back(key + ": a listener's settings are prefixed with its "
+                             "name in lower case (listener.name."
+                       + lower(listener) + ".)");
+      continue;
+    }
+    auto name = upper(listener);
+    auto sasl_of = [&]() -> sec::sasl_config& {
+      return s.listener_sasl.emplace(name, s.sasl).first->second;
+    };
+    if (starts_with(setting, "ssl.")) {
+      auto& tls = s.listener_ssl.emplace(name, s.ssl).first->second;
+      if (!apply_tls_property(setting, key, value, tls, errors))
+        errors.push_back("unknown property: " + key);
+    } else if (setting == "sasl.enabled.mechanisms")
+      apply_mechanisms(key, value, sasl_of(), errors);
+    else if (setting == "plain.sasl.jaas.config")
+      apply_jaas(key, value, true, sasl_of(), errors);
+    else if (setting == "scram-sha-256.sasl.jaas.config"
+             || setting == "scram-sha-512.sasl.jaas.config")
+      apply_jaas(key, value, false, sasl_of(), errors);
+    else
+      errors.push_back("unknown property: " + key);
+  }
+
+  check_tls(s.ssl, "ssl.*", errors);
+  for (const auto& [name, tls] : s.listener_ssl)
+    check_tls(tls, "listener.name." + lower(name) + ".ssl.*", errors);
+  check_tls(s.http_ssl, "troupe.http.ssl.*", errors);
+  check_tls(s.cluster_ssl, "troupe.cluster.ssl.*", errors);
+  if (s.http_ssl_enabled && !s.http_ssl.has_keystore())
+    errors.push_back("troupe.http.ssl.enable=true needs the gateway's "
+                     "certificate and key: troupe.http.ssl.keystore.location, "
+                     "or troupe.http.ssl.keystore.certificate.chain and "
+                     "troupe.http.ssl.keystore.key");
+  if (s.cluster_security == "ssl"
+      && (!s.cluster_ssl.has_keystore() || !has_truststore(s.cluster_ssl)))
+    errors.push_back("troupe.cluster.security=ssl needs "
+                     "troupe.cluster.ssl.keystore.* (this node's certificate "
+                     "and key) and troupe.cluster.ssl.truststore.* (the CA "
+                     "the other nodes' certificates are checked against)");
+  if (s.zookeeper_set_acl && s.zookeeper_digest.empty())
+    errors.push_back("zookeeper.set.acl=true needs troupe.zookeeper.digest "
+                     "(user:password): the identity the znodes' ACLs name");
 }
 
 } // namespace
@@ -239,6 +679,8 @@ void apply_properties(const properties& props, cluster_config& cfg,
                      + expected);
   };
   for (const auto& [key, value] : props) {
+    if (is_security_property(key))
+      continue; // apply_security, below
     bool ok = true;
     auto& g = cfg.group;
     if (key == "troupe.brokers")
@@ -383,6 +825,7 @@ void apply_properties(const properties& props, cluster_config& cfg,
     if (!ok)
       bad(key, value, "a value in range (see --help)");
   }
+  apply_security(props, cfg.security, errors);
   if (cfg.zookeeper.enabled() && cfg.zookeeper.broker_id < 0)
     errors.push_back("zookeeper.connect needs broker.id: every node of a "
                      "cluster has its own");
@@ -443,7 +886,7 @@ void apply_process_properties(const properties& props, process_config& cfg,
       cfg.scheduler_policy = i->second;
   }
   for (auto& [key, value] : props) {
-    if (key.rfind("troupe.http.", 0) != 0)
+    if (key.rfind("troupe.http.", 0) != 0 || is_security_property(key))
       continue;
     if (key == "troupe.http.admin.token")
       cfg.http_admin_token = value;
