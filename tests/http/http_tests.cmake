@@ -29,7 +29,8 @@ endforeach()
 
 # HTTPS, authentication and ACLs on the gateway (issue 21): certificates
 # from tests/lib/certs.py, SCRAM users and ACLs made through the Kafka
-# listener.
+# listener (kafka-python's admin client for CreateAcls: Debian's python3,
+# DEBIAN_PYTHON3 from tests/kafka/kafka_tests.cmake).
 set(_https ${CMAKE_SOURCE_DIR}/tests/http/https_auth.py)
 foreach(_case IN ITEMS
     "https|HTTPS serves REST Proxy and the dashboard with the PEM keystore"
@@ -39,7 +40,7 @@ foreach(_case IN ITEMS
     "wss|a WebSocket member over wss with Basic credentials")
   troupe_case_fields("${_case}" _name _what)
   add_test(NAME "http: ${_what}"
-           COMMAND ${Python3_EXECUTABLE} ${_https} $<TARGET_FILE:troupe> ${_name}
+           COMMAND ${DEBIAN_PYTHON3} ${_https} $<TARGET_FILE:troupe> ${_name}
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   set_tests_properties("http: ${_what}" PROPERTIES TIMEOUT 120)
 endforeach()

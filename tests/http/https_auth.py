@@ -494,6 +494,10 @@ def case_basic(binary, pki):
                                    auth=basic("alice", "wrong"))
         check(status == 401, "alice with a wrong password: 401")
         status, _, _ = srv.request("GET", "/topics",
+                                   auth=basic("alice", "wrong"))
+        check(status == 401, "the same wrong password again: 401 (a failure "
+              "is never cached as a success)")
+        status, _, _ = srv.request("GET", "/topics",
                                    auth=basic("alice", "alice-secret"))
         check(status == 200, "alice again (a wrong password is not cached)")
         # Keep-alive: the PBKDF2 is paid once, not per request.
