@@ -113,7 +113,7 @@ TEST_CASE("kafka authorization: Produce needs WRITE on the topic, and a "
 }
 
 TEST_CASE("kafka authorization: Fetch needs READ for a consumer and "
-          "CLUSTER_ACTION for a follower; OffsetForLeaderEpoch takes "
+          "CLUSTER_ACTION for a follower, OffsetForLeaderEpoch takes "
           "either CLUSTER_ACTION or DESCRIBE") {
   auto reader =
     as("r", {allow(topic, "t", literal, "User:r", acl_operation::read)});
@@ -158,7 +158,7 @@ TEST_CASE("kafka authorization: InitProducerId needs WRITE on the "
 }
 
 TEST_CASE("kafka authorization: FindCoordinator needs DESCRIBE on the group "
-          "(READ implies it); ListGroups shows every group with DESCRIBE on "
+          "(READ implies it), ListGroups shows every group with DESCRIBE on "
           "the cluster, else only described ones") {
   auto member =
     as("m", {allow(group, "app", literal, "User:m", acl_operation::read)});
@@ -222,7 +222,7 @@ TEST_CASE("kafka authorization: config APIs check DESCRIBE_CONFIGS or "
         == error_code::cluster_authorization_failed);
 }
 
-TEST_CASE("kafka authorization: authorized operations are the real bits; "
+TEST_CASE("kafka authorization: authorized operations are the real bits, "
           "the cluster's are 0 without DESCRIBE on it") {
   auto alice =
     as("alice", {allow(topic, "t", literal, "User:alice", acl_operation::read),

@@ -189,3 +189,13 @@ foreach(_case IN ITEMS
                    ${NODE_EXECUTABLE})
   set_tests_properties("${_test}" PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE)
 endforeach()
+
+# The denial table (tests/kafka/security_denials_test.py): one `troupe serve`
+# with a SASL_PLAINTEXT listener and Kafka's AclAuthorizer; each row asserts
+# Kafka's error code and that nothing was written.
+set(name "kafka: denial table: wrong password, unknown mechanism, a topic without WRITE, a group without READ, CreateTopics without CREATE, a DENY over a PREFIXED ALLOW and a topic hidden from Metadata give Kafka's errors and write nothing")
+add_test(NAME "${name}"
+         COMMAND ${DEBIAN_PYTHON3}
+                 ${CMAKE_SOURCE_DIR}/tests/kafka/security_denials_test.py
+                 $<TARGET_FILE:troupe>)
+set_tests_properties("${name}" PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE)
