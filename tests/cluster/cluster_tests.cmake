@@ -53,3 +53,20 @@ foreach(_case IN ITEMS
   set_tests_properties("cluster: ${_what}" PROPERTIES
     TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
 endforeach()
+
+# ACLs and SCRAM credentials in Kafka's znodes, kept current on every node
+# (tests/cluster/security_store_cluster_test.py; cluster/security_sync.cpp).
+set(_sc ${CMAKE_SOURCE_DIR}/tests/cluster/security_store_cluster_test.py)
+foreach(_case IN ITEMS
+    "acl-propagation|90|an ACL change made through one node takes effect on the other nodes without a restart"
+    "znodes|100|ACLs and SCRAM credentials are stored in Kafka's znodes")
+  string(REPLACE "|" ";" _fields "${_case}")
+  list(GET _fields 0 _name)
+  list(GET _fields 1 _timeout)
+  list(GET _fields 2 _what)
+  math(EXPR _timeout "${_timeout} + 10")
+  add_test(NAME "cluster: ${_what}"
+           COMMAND ${TROUPE_DEBIAN_PYTHON3} ${_sc} $<TARGET_FILE:troupe> ${_name})
+  set_tests_properties("cluster: ${_what}" PROPERTIES
+    TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
+endforeach()
