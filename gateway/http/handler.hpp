@@ -23,6 +23,8 @@ struct http_request {
   std::string body;
   /// The client's address without port ("127.0.0.1"), for ACL hosts.
   std::string remote_host;
+  /// HTTPS with a verified client certificate: its subject (RFC 2253).
+  std::string tls_subject;
 };
 
 struct http_response {
@@ -45,6 +47,7 @@ struct ws_peer {
   /// socket acts as (the API authenticated them in admit()).
   std::string authorization;
   std::string remote_host;
+  std::string tls_subject;
 };
 
 class http_handler {

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gateway/http/static_files.hpp"
+#include "gateway/http/tls_context.hpp"
 #include "gateway/http/websocket_session.hpp"
 
 namespace asio = boost::asio;
@@ -76,6 +77,8 @@ void http_session<Stream>::on_handshake(beast::error_code ec) {
     beast::get_lowest_layer(stream_).close();
     return;
   }
+  if constexpr (is_tls<Stream>)
+    tls_subject_ = tls_peer_subject(stream_.native_handle());
   do_read();
 }
 
@@ -134,6 +137,7 @@ void http_session<Stream>::on_read(beast::error_code ec, size_t) {
   out.authorization = str(req[http::field::authorization]);
   out.body = std::move(req.body());
   out.remote_host = remote_host_;
+  out.tls_subject = tls_subject_;
   if (out.method == "GET") {
     http_response file;
     if (static_file(ctx_->config.web_root, out.path, file)) {
@@ -171,13 +175,14 @@ void http_session<Stream>::upgrade() {
   who.path = "/v1/ws";
   who.authorization = str(req[http::field::authorization]);
   who.remote_host = remote_host_;
+  who.tls_subject = tls_subject_;
   if (auto refused = ctx_->api->admit(who)) {
     keep_alive_ = false;
     send(std::move(*refused));
     return;
   }
-  std::make_shared<websocket_session<Stream>>(
-    std::move(stream_), ctx_, std::move(who.authorization), remote_host_)
+  std::make_shared<websocket_session<Stream>>(std::move(stream_), ctx_,
+                                              std::move(who))
     ->start(std::move(req));
 }
 

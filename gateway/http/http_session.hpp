@@ -53,6 +53,8 @@ private:
   std::shared_ptr<response> res_;
   std::shared_ptr<const server_context> ctx_;
   std::string remote_host_;
+  /// The verified client certificate's subject (HTTPS), or empty.
+  std::string tls_subject_;
   bool keep_alive_ = true;
   unsigned version_ = 11;
 };

@@ -5,6 +5,7 @@
 #include <string>
 
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include "domain/security/pem.hpp"
 
@@ -126,6 +127,27 @@ make_tls_server_context(const security::tls_config& config) {
       break;
   }
   return ctx;
+}
+
+std::string tls_peer_subject(SSL* ssl) {
+  X509* cert = SSL_get_peer_certificate(ssl);
+  if (!cert)
+    return {};
+  std::string out;
+  if (SSL_get_verify_result(ssl) == X509_V_OK) {
+    BIO* bio = BIO_new(BIO_s_mem());
+    if (bio) {
+      X509_NAME_print_ex(bio, X509_get_subject_name(cert), 0,
+                         XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB);
+      char* data = nullptr;
+      auto n = BIO_get_mem_data(bio, &data);
+      if (n > 0)
+        out.assign(data, static_cast<size_t>(n));
+      BIO_free(bio);
+    }
+  }
+  X509_free(cert);
+  return out;
 }
 
 } // namespace troupe

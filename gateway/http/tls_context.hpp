@@ -7,6 +7,7 @@
 // ssl.enabled.protocols. OpenSSL through Asio; no CAF.
 
 #include <memory>
+#include <string>
 
 #include <boost/asio/ssl/context.hpp>
 
@@ -18,5 +19,10 @@ namespace troupe {
 /// be loaded.
 std::shared_ptr<boost::asio::ssl::context>
 make_tls_server_context(const security::tls_config& config);
+
+/// The subject of the verified client certificate of a connection, as
+/// Java's X500Principal.getName() prints it (RFC 2253, the most specific
+/// RDN first: "CN=client,OU=eng,O=troupe"); empty without one.
+std::string tls_peer_subject(SSL* ssl);
 
 } // namespace troupe

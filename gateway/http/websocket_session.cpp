@@ -11,11 +11,8 @@ namespace troupe {
 template <class Stream>
 websocket_session<Stream>::websocket_session(
   Stream&& stream, std::shared_ptr<const server_context> ctx,
-  std::string authorization, std::string remote_host)
-  : ws_(std::move(stream)),
-    ctx_(std::move(ctx)),
-    authorization_(std::move(authorization)),
-    remote_host_(std::move(remote_host)) {
+  http_request who)
+  : ws_(std::move(stream)), ctx_(std::move(ctx)), who_(std::move(who)) {
   // nop
 }
 
@@ -55,8 +52,9 @@ void websocket_session<Stream>::on_accept(beast::error_code ec) {
         self->close(std::move(reason));
     });
   };
-  peer.authorization = std::move(authorization_);
-  peer.remote_host = remote_host_;
+  peer.authorization = std::move(who_.authorization);
+  peer.remote_host = who_.remote_host;
+  peer.tls_subject = who_.tls_subject;
   id_ = ctx_->api->ws_open(std::move(peer));
   open_ = true;
   do_read();

@@ -24,9 +24,9 @@ template <class Stream>
 class websocket_session
   : public std::enable_shared_from_this<websocket_session<Stream>> {
 public:
-  /// `authorization`, `remote_host`: the upgrade's, which the API admitted.
+  /// `who`: the upgrade's credentials and client, which the API admitted.
   websocket_session(Stream&& stream, std::shared_ptr<const server_context> ctx,
-                    std::string authorization, std::string remote_host);
+                    http_request who);
 
   /// Accepts the upgrade `req` and starts reading.
   void start(boost::beast::http::request<boost::beast::http::string_body> req);
@@ -45,8 +45,7 @@ private:
   boost::beast::websocket::stream<Stream> ws_;
   boost::beast::flat_buffer buffer_;
   std::shared_ptr<const server_context> ctx_;
-  std::string authorization_;
-  std::string remote_host_;
+  http_request who_;
   std::deque<std::string> queue_;
   std::optional<std::string> close_reason_;
   bool closing_ = false;

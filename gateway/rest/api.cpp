@@ -21,6 +21,9 @@ api::api(caf::actor_system& sys, cluster_config cluster, api_config config)
   as.basic = svc_->cluster.security.http_auth == "basic";
   as.admin_token = svc_->config.admin_token;
   as.plain_users = plain_users_of(svc_->cluster.security);
+  std::string err; // properties.cpp has checked the rules
+  as.mapper = security::principal_mapper::parse(
+    svc_->cluster.security.http_ssl.principal_mapping_rules, err);
   svc_->auth =
     std::make_unique<authenticator>(std::move(as), svc_->config.security);
   bridges_ =
@@ -78,7 +81,8 @@ std::optional<http_response> api::authenticate(const http_request& req,
   if (req.path == "/healthz") // liveness probes carry no credentials
     return std::nullopt;
   std::string why;
-  auto p = svc_->auth->authenticate(req.authorization, req.remote_host, why);
+  auto p = svc_->auth->authenticate(req.authorization, req.remote_host, why,
+                                    req.tls_subject);
   if (!p)
     return unauthorized(why);
   who = std::move(*p);
@@ -154,6 +158,7 @@ uint64_t api::ws_open(ws_peer peer) {
   upgrade.path = "/v1/ws";
   upgrade.authorization = peer.authorization;
   upgrade.remote_host = peer.remote_host;
+  upgrade.tls_subject = peer.tls_subject;
   principal who;
   if (auto refused = authenticate(upgrade, who)) {
     peer.close("authentication failed");

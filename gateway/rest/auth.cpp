@@ -204,7 +204,8 @@ bool authenticator::check_password(const std::string& user,
 
 std::optional<principal>
 authenticator::authenticate(std::string_view authorization,
-                            const std::string& host, std::string& why) const {
+                            const std::string& host, std::string& why,
+                            std::string_view tls_subject) const {
   principal who;
   who.identity.host = host;
   if (!settings_.admin_token.empty())
@@ -214,8 +215,20 @@ authenticator::authenticate(std::string_view authorization,
       who.super = true;
       return who;
     }
-  if (!settings_.basic)
-    return who; // User:ANONYMOUS
+  if (!settings_.basic) {
+    if (tls_subject.empty())
+      return who; // User:ANONYMOUS
+    auto name = settings_.mapper ? settings_.mapper->apply(tls_subject)
+                                 : std::optional<std::string>{tls_subject};
+    if (!name) {
+      why = "no troupe.http.ssl.principal.mapping.rules rule matches the "
+            "client certificate "
+            + std::string{tls_subject};
+      return std::nullopt;
+    }
+    who.identity.principal = "User:" + *name;
+    return who;
+  }
   if (authorization.empty()) {
     why = "Authentication required: send Authorization: Basic (a SCRAM or "
           "PLAIN user) or Bearer <troupe.http.admin.token>";

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "domain/security/acl.hpp"
+#include "domain/security/principal_mapping.hpp"
 #include "domain/security/scram.hpp"
 #include "domain/security/security_config.hpp"
 #include "gateway/http/handler.hpp"
@@ -124,14 +125,21 @@ public:
     /// troupe.http.admin.token (empty: none)
     std::string admin_token;
     std::vector<std::map<std::string, std::string>> plain_users;
+    /// troupe.http.ssl.principal.mapping.rules, for calls with a client
+    /// certificate under troupe.http.auth=none (null: the DN as it is).
+    std::optional<security::principal_mapper> mapper;
   };
 
   authenticator(settings s, std::shared_ptr<security::security_store> store);
 
-  /// The principal, or nullopt with `why` set (answer 401).
+  /// The principal, or nullopt with `why` set (answer 401). Under
+  /// troupe.http.auth=none a verified client certificate (`tls_subject`)
+  /// names the principal as on Kafka's SSL listeners ("User:CN=..."), else
+  /// User:ANONYMOUS; under basic the credentials do.
   std::optional<principal> authenticate(std::string_view authorization,
                                         const std::string& host,
-                                        std::string& why) const;
+                                        std::string& why,
+                                        std::string_view tls_subject = {}) const;
 
   bool basic() const noexcept {
     return settings_.basic;

@@ -172,3 +172,24 @@ TEST_CASE("a call's principal meets the store's ACLs") {
   CHECK_FALSE(access_of(admin, store)); // empty: everything allowed
   CHECK(may(bob, nullptr, acl_operation::write, resource_type::topic, "x"));
 }
+
+TEST_CASE("without troupe.http.auth a client certificate names the "
+          "principal through ssl.principal.mapping.rules") {
+  std::string err;
+  authenticator::settings s;
+  s.mapper = security::principal_mapper::parse(
+    "RULE:^CN=([^,]*),.*$/$1/L,DEFAULT", err);
+  REQUIRE(s.mapper);
+  authenticator auth{s, nullptr};
+  std::string why;
+  auto who = auth.authenticate("", "", why, "CN=Alice,OU=eng,O=troupe");
+  REQUIRE(who);
+  CHECK(who->identity.principal == "User:alice");
+  CHECK(auth.authenticate("", "", why)->identity.principal == "User:ANONYMOUS");
+  authenticator plain{{}, nullptr}; // no rules: the DN as it is
+  CHECK(plain.authenticate("", "", why, "CN=x,O=y")->identity.principal
+        == "User:CN=x,O=y");
+  s.mapper = security::principal_mapper::parse("RULE:^CN=admin$/root/", err);
+  authenticator strict{s, nullptr};
+  CHECK_FALSE(strict.authenticate("", "", why, "CN=Alice"));
+}

@@ -399,12 +399,15 @@ def case_https(binary, pki):
         "troupe.http.ssl.truststore.location": base.ca_cert,
         "troupe.http.ssl.client.auth": "required",
         "troupe.http.ssl.enabled.protocols": "TLSv1.3",
-        "troupe.http.admin.enable": "true"}
+        "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
+        "super.users": "User:ANONYMOUS"}
 
     class WithClientCert(Server):
+        cert = (base.client_cert, base.client_key)
+
         def context(self):
             ctx = ssl.create_default_context(cafile=base.ca_cert)
-            ctx.load_cert_chain(base.client_cert, base.client_key)
+            ctx.load_cert_chain(*self.cert)
             return ctx
 
     srv = WithClientCert(binary, base, props)
@@ -437,6 +440,20 @@ def case_https(binary, pki):
             refused = True
         check(refused, "a TLSv1.2 client is refused with "
               "ssl.enabled.protocols=TLSv1.3")
+        # troupe.http.auth=none: the client certificate names the principal,
+        # User:CN=client,OU=test,O=troupe, as on Kafka's SSL listeners.
+        srv.admin("POST", "/v1/topics", {"name": "certs", "partitions": 1,
+                                         "replication_factor": 1},
+                  "application/json")
+        add_acls(srv.kafka, [("TOPIC", "certs",
+                              "User:" + base.client_dn("client"), "WRITE")])
+        record = {"records": [{"value": 1}]}
+        status, _, _ = srv.request("POST", "/topics/certs", record, JSON_V2)
+        check(status == 200, "the client certificate's principal may WRITE")
+        srv.cert = base.client("other")
+        status, out, _ = srv.request("POST", "/topics/certs", record, JSON_V2)
+        check(status == 403 and out["kafka_error_code"] == 29,
+              "another client certificate's principal may not: 403")
     finally:
         srv.stop()
 
