@@ -181,7 +181,7 @@ foreach(_case IN ITEMS
     "scram-256|kafka-python and confluent-kafka with SCRAM-SHA-256 over SASL_SSL produce and consume in a group"
     "platformatic|@platformatic/kafka with SASL PLAIN and SCRAM-SHA-512 produces and consumes in a group"
     "failures|SASL_AUTHENTICATION_FAILED for a wrong password, UNSUPPORTED_SASL_MECHANISM for an unknown one, truncated and slow TLS handshakes time out without stopping others, 1,000 failed authentications and the listener still serves"
-    "reauth|KIP-368: the session lifetime is told, a client re-authenticates on its connection, another principal is refused, an expired session is closed, librdkafka re-authenticates")
+    "reauth|KIP-368: the session lifetime is told, a client re-authenticates on its connection, another principal is refused, an expired session is closed, @platformatic/kafka re-authenticates")
   troupe_case_fields("${_case}" _name _what)
   set(_test "kafka: ${_what}")
   add_test(NAME "${_test}"

@@ -32,8 +32,9 @@ call). CASE is one of:
                      v1 tells the session lifetime, a client re-authenticates
                      on the same connection, a re-authentication as another
                      principal fails, an expired session is closed on its
-                     next request; librdkafka re-authenticates by itself and
-                     goes on producing
+                     next request; a client re-authenticates by itself and
+                     goes on producing (@platformatic/kafka: Debian's
+                     librdkafka 2.0.2 predates its KIP-368 support)
 
 Every wait is bounded; the server is stopped by pid, also on failure.
 """
@@ -319,7 +320,9 @@ def case_scram_256(binary, pki, node):
                      sasl_plain_username="dave",
                      sasl_plain_password="dave-secret",
                      api_version=(2, 5, 0))
-        p = KafkaProducer(acks="all", **kconf)
+        # A topic auto-created by the first Metadata has no leader for a
+        # moment: kafka-python retries NOT_LEADER like any client.
+        p = KafkaProducer(acks="all", retries=10, **kconf)
         futures = [p.send(topic, b"kp-%d" % i) for i in range(100)]
         offsets = [f.get(timeout=30).offset for f in futures]
         p.close(10)
@@ -505,7 +508,8 @@ def case_reauth(binary, pki, node):
               "(connections.max.reauth.ms, %d)" % lifetime)
         time.sleep(1.5)
         error, _, lifetime = c.scram("SCRAM-SHA-512", "gina", "gina-secret")
-        check(error != 0, "a re-authentication may not change the mechanism")
+        check(error == kw.SASL_AUTHENTICATION_FAILED,
+              "a re-authentication may not change the mechanism")
         c.close()
         c = kw.Conn("127.0.0.1", port)
         c.plain("alice", "alice-secret")
@@ -529,28 +533,19 @@ def case_reauth(binary, pki, node):
               "an expired session's next request closes the connection")
         c.close()
 
-        # librdkafka honours the session lifetime: it re-authenticates and
-        # goes on producing over the same connections.
-        from confluent_kafka import Producer
-        p = Producer({"bootstrap.servers": server.bootstrap("SASL_PLAINTEXT"),
-                      "security.protocol": "SASL_PLAINTEXT",
-                      "sasl.mechanism": "SCRAM-SHA-512",
-                      "sasl.username": "gina", "sasl.password": "gina-secret",
-                      "acks": "all"})
-        errors = []
-        acked = []
-        topic = "sec-reauth-" + uuid.uuid4().hex[:8]
-        end = time.time() + 8
-        while time.time() < end:
-            p.produce(topic, b"r", on_delivery=lambda e, m: (
-                errors if e else acked).append(e or m.offset()))
-            p.poll(0.1)
-        p.flush(20)
+        # A client that honours the session lifetime (@platformatic/kafka;
+        # Debian's librdkafka 2.0.2 predates KIP-368 in librdkafka 2.2 and
+        # sends SaslAuthenticate v0, which is told no lifetime) re-
+        # authenticates its connections and goes on producing.
+        script = os.path.join(HERE, "platformatic", "sasl_test.mjs")
+        out = subprocess.run([node, script, server.bootstrap("SASL_PLAINTEXT"),
+                              "SCRAM-SHA-512", "gina", "gina-secret", "7000"],
+                             capture_output=True, timeout=90)
         reauths = server.log_text().count("re-authenticated as User:gina")
-        check(not errors and len(acked) > 20 and reauths >= 2,
-              "librdkafka re-authenticates (%d times) and produces on "
-              "(%d acknowledged, errors %s)" % (reauths, len(acked),
-                                                errors[:3]))
+        check(out.returncode == 0 and reauths >= 2,
+              "@platformatic/kafka re-authenticates (%d times) and goes on "
+              "producing and consuming (%s)"
+              % (reauths, out.stderr.decode()[-300:]))
     except BaseException:
         server.stop(failed=True)
         raise

@@ -1,10 +1,13 @@
 // @platformatic/kafka over a SASL listener of `troupe serve`:
 //
-//   node sasl_test.mjs host:port[,host:port...] PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 user password
+//   node sasl_test.mjs host:port[,host:port...] PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 user password [ms]
 //
 // Creates a topic, produces with acks=-1 and reads every record back in a
-// consumer group, every connection authenticated with the mechanism. Exits
-// non-zero on any failure; gives up after 60 s.
+// consumer group, every connection authenticated with the mechanism. With
+// `ms`, the producer goes on sending one record every 100 ms for that long
+// over its connections (KIP-368: it re-authenticates them when the broker
+// gives a session lifetime). Exits non-zero on any failure; gives up after
+// 60 s.
 
 // @platformatic/kafka needs Node 22's Promise.withResolvers; Node 20 gets it
 // here, before the library is loaded.
@@ -23,7 +26,7 @@ if (typeof Promise.withResolvers !== 'function') {
 const { Admin, Consumer, Producer, stringDeserializers, stringSerializers } =
   await import('@platformatic/kafka')
 
-const [brokerList, mechanism, username, password] = process.argv.slice(2)
+const [brokerList, mechanism, username, password, keepMs] = process.argv.slice(2)
 if (!brokerList || !mechanism || !username) {
   console.error('usage: sasl_test.mjs host:port[,...] MECHANISM user password')
   process.exit(2)
@@ -31,7 +34,7 @@ if (!brokerList || !mechanism || !username) {
 const bootstrapBrokers = brokerList.split(',')
 const sasl = { mechanism, username, password }
 const topic = `pk-sasl-${mechanism.toLowerCase()}-${process.pid}-${Date.now()}`
-const records = 60
+let records = 60
 const timer = setTimeout(() => fail('timed out'), 60000)
 
 function fail (message) {
@@ -56,6 +59,12 @@ try {
     messages.push({ topic, partition: i % 3, key: `k${i}`, value: `v${i}` })
   }
   await producer.send({ messages })
+  const until = Date.now() + Number(keepMs ?? 0)
+  while (Date.now() < until) {
+    await producer.send({ messages: [{ topic, partition: records % 3, key: 'k', value: `v${records}` }] })
+    ++records
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
   await producer.close()
 
   const consumer = new Consumer({
