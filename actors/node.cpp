@@ -9,6 +9,7 @@
 
 #include "actors/broker.hpp"
 #include "actors/controller.hpp"
+#include "domain/zookeeper/kafka_znodes.hpp"
 
 namespace troupe {
 
@@ -35,6 +36,35 @@ size_t configure_actor_system(caf::actor_system_config& cfg,
   return threads;
 }
 
+namespace {
+
+/// Broker 0's advertised listeners (`advertised.listeners`, else
+/// `listeners`, else PLAINTEXT on advertised.host:port); broker i adds i to
+/// each port. A host left empty or a wildcard is advertised.host.
+std::vector<listener_address>
+advertised_listeners_of(const cluster_config& config) {
+  auto& z = config.zookeeper;
+  auto& text = z.advertised_listeners.empty() ? z.listeners
+                                              : z.advertised_listeners;
+  if (text.empty())
+    return {{"PLAINTEXT", config.advertised_host, config.base_port}};
+  auto parsed = zk::parse_listeners(text, config.security.protocol_map);
+  if (!parsed)
+    throw std::runtime_error("advertised.listeners: " + parsed.error());
+  std::vector<listener_address> out;
+  for (auto& e : *parsed) {
+    auto host = e.host;
+    if (host.empty() || host == "0.0.0.0" || host == "::")
+      host = config.advertised_host;
+    out.push_back({e.listener, host, e.port});
+  }
+  if (out.empty())
+    out.push_back({"PLAINTEXT", config.advertised_host, config.base_port});
+  return out;
+}
+
+} // namespace
+
 embedded_node
 spawn_embedded_node(caf::actor_system& sys, const cluster_config& config,
                     event_listener_actor listener,
@@ -55,11 +85,18 @@ spawn_embedded_node(caf::actor_system& sys, const cluster_config& config,
       : sys.spawn<caf::detached>(controller, config, std::move(loaded),
                                  std::move(secured));
   cluster_peers peers;
+  auto advertised = advertised_listeners_of(config);
   for (int32_t id = 0; id < config.brokers; ++id) {
     auto b = sys.spawn(broker, id, config, node.controller, listener);
     node.brokers.push_back(b);
-    peers.brokers.push_back({id, config.advertised_host, config.base_port + id,
-                             caf::actor_cast<caf::actor>(b)});
+    broker_info info{id, config.advertised_host, config.base_port + id,
+                     caf::actor_cast<caf::actor>(b)};
+    // Each advertised listener's endpoint of broker i: its port + i.
+    for (auto& l : advertised)
+      info.listeners.push_back({l.name, l.host, l.port + id});
+    info.host = info.listeners.front().host;
+    info.port = info.listeners.front().port;
+    peers.brokers.push_back(std::move(info));
   }
   for (auto& b : node.brokers)
     caf::anon_send(b, peers);

@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
                   "Port of the REST/WebSocket gateway and dashboard (0: off)")
       ->check(CLI::Range(0, 65535));
   app.add_option("--http-bind", serve_opts.http_bind,
-                 "Address the HTTP gateway binds to");
+                 "Address the HTTP gateway binds to (default 127.0.0.1; "
+                 "0.0.0.0: every interface)");
   app
     .add_option("--http-body-limit", serve_opts.http_body_limit,
                 "Largest HTTP request body in bytes (larger: 413)")

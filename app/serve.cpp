@@ -75,8 +75,8 @@ void check_log_dir(const std::string& dir) {
   fs::remove(probe, ec);
 }
 
-/// The Kafka listener this node binds, and the endpoints it advertises in
-/// /brokers/ids: the advertised Kafka listener and troupe's own.
+/// The first Kafka listener this node binds, and the endpoints it advertises
+/// in /brokers/ids: every advertised Kafka listener and troupe's own.
 struct cluster_endpoints {
   zk::broker_endpoint bind;
   std::vector<zk::broker_endpoint> advertised;
@@ -87,31 +87,44 @@ cluster_endpoints endpoints_of(const cluster_config& config) {
   auto listeners = z.listeners.empty()
                      ? "PLAINTEXT://:" + std::to_string(config.base_port)
                      : z.listeners;
-  auto bound = zk::parse_listeners(listeners);
+  auto& map = config.security.protocol_map;
+  auto bound = zk::parse_listeners(listeners, map);
   if (!bound)
     throw std::runtime_error("listeners: " + bound.error());
   auto advertised = zk::parse_listeners(
-    z.advertised_listeners.empty() ? listeners : z.advertised_listeners);
+    z.advertised_listeners.empty() ? listeners : z.advertised_listeners, map);
   if (!advertised)
     throw std::runtime_error("advertised.listeners: " + advertised.error());
+  if (bound->empty() || advertised->empty())
+    throw std::runtime_error("listeners: no listener");
   cluster_endpoints out;
-  auto plain = [](const std::vector<zk::broker_endpoint>& xs) {
-    for (auto& e : xs)
-      if (e.protocol == zk::security_protocol::plaintext)
-        return std::optional<zk::broker_endpoint>{e};
-    return std::optional<zk::broker_endpoint>{};
-  };
-  auto b = plain(*bound);
-  auto a = plain(*advertised);
-  if (!b || !a)
-    throw std::runtime_error("listeners: troupe serves PLAINTEXT only");
-  out.bind = *b;
-  if (a->host.empty())
-    a->host = config.advertised_host; // Kafka would take the host name
-  out.advertised.push_back(*a);
-  out.advertised.push_back({std::string{zk::troupe_listener}, a->host,
-                            z.cluster_port, zk::security_protocol::plaintext});
+  out.bind = bound->front();
+  // Every advertised listener, each one a listener this node binds (as
+  // Kafka requires), registered with its protocol in /brokers/ids.
+  for (auto a : *advertised) {
+    bool known = std::any_of(bound->begin(), bound->end(), [&](auto& b) {
+      return b.listener == a.listener;
+    });
+    if (!known)
+      throw std::runtime_error("advertised.listeners: " + a.listener
+                               + " is not one of listeners");
+    if (a.host.empty() || a.host == "0.0.0.0")
+      a.host = config.advertised_host; // Kafka would take the host name
+    out.advertised.push_back(a);
+  }
+  out.advertised.push_back({std::string{zk::troupe_listener},
+                            out.advertised.front().host, z.cluster_port,
+                            zk::security_protocol::plaintext});
   return out;
+}
+
+/// Where troupe.cluster.port binds: the host of the advertised TROUPE
+/// endpoint, which the other nodes dial.
+std::string troupe_host_of(const cluster_endpoints& ep) {
+  for (auto& e : ep.advertised)
+    if (e.listener == zk::troupe_listener)
+      return e.host;
+  return "127.0.0.1";
 }
 
 } // namespace
@@ -134,8 +147,17 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
     config.brokers = 1;
     config.base_port = ep.bind.port;
     config.advertised_host = ep.advertised.front().host;
-    if (!ep.bind.host.empty())
-      kc.bind_host = ep.bind.host;
+    // Kafka's default listener: every interface (a null host).
+    if (config.zookeeper.listeners.empty())
+      config.zookeeper.listeners = "PLAINTEXT://:" + std::to_string(ep.bind.port);
+    // Beyond loopback, node links must be TLS or plain on purpose. A
+    // listener without a host binds every interface.
+    auto why = node_links_refusal(given, troupe_host_of(ep), "0.0.0.0");
+    if (!why.empty())
+      throw std::runtime_error(why);
+  } else if (!config.zookeeper.listeners.empty()) {
+    // `listeners` puts broker 0 on each listener's port (broker i on + i).
+    config.base_port = kafka_listeners_of(config, kc.bind_host).front().port;
   }
   std::shared_ptr<rest::api> api;
   if (options.http_port > 0) {
@@ -164,9 +186,11 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
                                  security);
     node = cluster->node;
     // The one actor the other nodes reach: this node's controller.
-    auto port = sys.middleman().publish(
-      cluster->controller, static_cast<uint16_t>(config.zookeeper.cluster_port),
-      nullptr, true);
+    // Bound to the host the other nodes dial (the TROUPE endpoint), over
+    // mutual TLS with troupe.cluster.security=ssl.
+    auto port = publish_controller(
+      sys, cluster->controller,
+      static_cast<uint16_t>(config.zookeeper.cluster_port), troupe_host_of(ep));
     if (!port) {
       stop_cluster_node(*cluster);
       throw std::runtime_error("cannot listen on troupe.cluster.port "

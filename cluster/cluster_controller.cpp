@@ -66,6 +66,17 @@ const zk::broker_endpoint* kafka_endpoint(const zk::broker_registration& r) {
   return nullptr;
 }
 
+/// Every Kafka listener a broker registered (troupe's own excluded): the
+/// handlers answer the one the client came in on.
+std::vector<listener_address>
+listener_addresses(const zk::broker_registration& r) {
+  std::vector<listener_address> out;
+  for (auto& e : r.endpoints)
+    if (e.listener != zk::troupe_listener)
+      out.push_back({e.listener, e.host, e.port});
+  return out;
+}
+
 // -- the local broker's view of its peers ------------------------------------------
 
 /// Tells the local broker which brokers it can reach, whenever that changes.
@@ -78,7 +89,8 @@ void tell_broker_peers(cluster_controller_ptr self) {
       continue;
     auto e = kafka_endpoint(p.registration);
     peers.brokers.push_back({id, e ? e->host : std::string{}, e ? e->port : -1,
-                             caf::actor_cast<caf::actor>(p.broker)});
+                             caf::actor_cast<caf::actor>(p.broker),
+                             listener_addresses(p.registration)});
     ids.push_back(id);
   }
   st.told_peers = ids;
@@ -461,7 +473,8 @@ std::vector<broker_info> live_broker_infos(const cluster_controller_state& st) {
   for (auto& [id, p] : st.peers) {
     auto e = kafka_endpoint(p.registration);
     out.push_back({id, e ? e->host : std::string{}, e ? e->port : -1,
-                   caf::actor_cast<caf::actor>(p.broker)});
+                   caf::actor_cast<caf::actor>(p.broker),
+                   listener_addresses(p.registration)});
   }
   return out;
 }

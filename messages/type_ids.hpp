@@ -161,6 +161,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::topic_config_change))
   CAF_ADD_TYPE_ID(troupe, (troupe::replica_config))
 
+  // -- listeners (issue 21)
+  CAF_ADD_TYPE_ID(troupe, (troupe::listener_address))
+
   // -- ACLs and SCRAM credentials (issue 21)
   CAF_ADD_TYPE_ID(troupe, (troupe::create_acls_request))
   CAF_ADD_TYPE_ID(troupe, (troupe::create_acls_response))

@@ -124,8 +124,10 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     listed_group{"g", "consumer", any_group_state::empty, group_type::classic},
     find_coordinator_request{"g"},
     find_coordinator_response{error_code::none, 2, "127.0.0.1", 9094,
-                              some_actor},
-    cluster_peers{{{0, "127.0.0.1", 9092, some_actor}}},
+                              some_actor, {{"SASL_SSL", "10.0.0.2", 9194}}},
+    cluster_peers{{{0, "127.0.0.1", 9092, some_actor,
+                    {{"PLAINTEXT", "127.0.0.1", 9092},
+                     {"SASL_SSL", "10.0.0.1", 9192}}}}},
     metadata_request{{"t"}, true},
     metadata_response{
       {{1, "h", 9093, some_actor}},
@@ -245,6 +247,7 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
                                  {{"retention.ms", "1000"}}},
     topic_config_change{"t", {{"segment.ms", "60000"}}},
     replica_config{2, 2048},
+    listener_address{"CLIENT", "broker-1.example", 9093},
     create_acls_request{{acl_sample}},
     create_acls_response{
       {{error_code::none, ""},
