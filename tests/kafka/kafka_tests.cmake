@@ -199,3 +199,15 @@ add_test(NAME "${name}"
                  ${CMAKE_SOURCE_DIR}/tests/kafka/security_denials_test.py
                  $<TARGET_FILE:troupe>)
 set_tests_properties("${name}" PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE)
+
+# ACLs and SCRAM users through admin clients on the embedded node, kept in
+# its metadata across restarts (tests/kafka/security_admin_test.py):
+# kafka-python's KafkaAdminClient for the ACL APIs, KIP-554's SCRAM APIs
+# over a socket (the Python clients here predate them), confluent-kafka
+# logging in as the SCRAM user.
+set(name "kafka: an admin client creates, describes and deletes ACLs and SCRAM users on the embedded node, kept across a restart, and the SCRAM user logs in")
+add_test(NAME "${name}"
+         COMMAND ${DEBIAN_PYTHON3}
+                 ${CMAKE_SOURCE_DIR}/tests/kafka/security_admin_test.py
+                 $<TARGET_FILE:troupe>)
+set_tests_properties("${name}" PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE)
