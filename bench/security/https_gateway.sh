@@ -6,7 +6,9 @@
 # tests/http/bench_gateway.sh). Prints a table: requests/s, the ratio to
 # nginx over HTTPS, p99.
 # Usage: bench/security/https_gateway.sh TROUPE_BINARY [SECONDS]
+# (AUTH=none: HTTPS only, no Basic and no authorizer, for comparison.)
 set -euo pipefail
+auth_mode=${AUTH:-basic}
 troupe=$1
 secs=${2:-10}
 conns=${CONNS:-32}
@@ -55,8 +57,10 @@ group.initial.rebalance.delay.ms=0
 troupe.http.ssl.enable=true
 troupe.http.ssl.keystore.type=PEM
 troupe.http.ssl.keystore.location=$pki/server-keystore.pem
-troupe.http.auth=basic
 troupe.http.admin.token=bench-token
+PROPS
+[ "$auth_mode" = basic ] && cat >> "$work/server.properties" <<PROPS
+troupe.http.auth=basic
 authorizer.class.name=kafka.security.authorizer.AclAuthorizer
 super.users=User:ANONYMOUS
 PROPS
@@ -68,7 +72,7 @@ for _ in $(seq 100); do curl_t "https://127.0.0.1:$hport/healthz" > /dev/null &&
 
 # A SCRAM user and its ACLs, made through the Kafka listener (User:ANONYMOUS
 # is the super user there), as an AdminClient would.
-/usr/bin/python3 -c 'import sys; sys.path.insert(0, "'"$here"'/tests/http"); sys.path.insert(0, "'"$here"'/tests/lib")
+[ "$auth_mode" = basic ] && /usr/bin/python3 -c 'import sys; sys.path.insert(0, "'"$here"'/tests/http"); sys.path.insert(0, "'"$here"'/tests/lib")
 from https_auth import add_scram_user, add_acls
 port = int(sys.argv[1])
 add_scram_user(port, "bench", "bench-secret", mechanism=2, iterations=4096)
@@ -114,7 +118,9 @@ h=$(run -s "$work/hb.lua" "https://127.0.0.1:$hport/v1/groups/bench/heartbeat")
 g=$(run "https://127.0.0.1:$hport/healthz")
 base=${n%% *}
 printf '\n| target (HTTPS) | requests/s | vs nginx | p99 ms |\n|---|---|---|---|\n'
-for row in "nginx static file|$n" "troupe GET /healthz (no auth)|$g" "troupe POST /v1/groups/{g}/heartbeat, Basic (SCRAM-SHA-512 user, ACLs)|$h"; do
+hb="troupe POST /v1/groups/{g}/heartbeat, Basic (SCRAM-SHA-512 user, ACLs)"
+[ "$auth_mode" = basic ] || hb="troupe POST /v1/groups/{g}/heartbeat, no auth"
+for row in "nginx static file|$n" "troupe GET /healthz (no auth)|$g" "$hb|$h"; do
   name=${row%|*}; v=${row##*|}; r=${v% *}; l=${v#* }
   printf '| %s | %.0f | %.2f | %s |\n' "$name" "$r" "$(python3 -c "print($r/$base)")" "$l"
 done

@@ -183,17 +183,19 @@ bool authenticator::check_password(const std::string& user,
   using security::scram_mechanism;
   if (store_) {
     auto snap = store_->snapshot();
-    for (auto m : {scram_mechanism::sha512, scram_mechanism::sha256}) {
-      auto cred = snap->find_scram(user, m);
-      if (!cred)
-        continue;
-      if (cache_.contains(user, password, m, *cred))
-        return true;
-      if (security::verify_password(m, *cred, password)) {
-        cache_.insert(user, password, m, *cred);
-        return true;
+    if (auto u = snap->scram().find(user); u != snap->scram().end())
+      for (auto m : {scram_mechanism::sha512, scram_mechanism::sha256}) {
+        auto i = u->second.find(m);
+        if (i == u->second.end())
+          continue;
+        auto& cred = i->second;
+        if (cache_.contains(user, password, m, cred))
+          return true;
+        if (security::verify_password(m, cred, password)) {
+          cache_.insert(user, password, m, cred);
+          return true;
+        }
       }
-    }
   }
   bool ok = false;
   for (auto& users : settings_.plain_users)

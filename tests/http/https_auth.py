@@ -181,7 +181,7 @@ def add_scram_user(port, user, password, mechanism=1, iterations=4096):
     header = struct.pack(">hhi", 51, 0, 7) + struct.pack(">h", 4) + b"test" \
         + _uvarint(0)
     frame = header + body
-    with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+    with _connect(port) as s:
         s.sendall(struct.pack(">i", len(frame)) + frame)
         n = struct.unpack(">i", _recv(s, 4))[0]
         res = _recv(s, n)
@@ -193,6 +193,18 @@ def add_scram_user(port, user, password, mechanism=1, iterations=4096):
     if code != 0:
         raise AssertionError("AlterUserScramCredentials for %s: error %d"
                              % (user, code))
+
+
+def _connect(port, wait=10):
+    """The Kafka listener, which may bind a moment after the gateway."""
+    deadline = time.time() + wait
+    while True:
+        try:
+            return socket.create_connection(("127.0.0.1", port), timeout=20)
+        except ConnectionRefusedError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 def _recv(s, n):
