@@ -60,8 +60,16 @@ set_tests_properties("${name}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE
 # A brief libFuzzer run of the frame and RecordBatch decoders (clang).
 troupe_require_program(CLANGXX_EXECUTABLE clang++ clang)
 add_test(NAME "kafka: libFuzzer frame and RecordBatch decoders, 10 s each"
-         COMMAND ${CMAKE_SOURCE_DIR}/scripts/fuzz.sh 10)
+         COMMAND ${CMAKE_SOURCE_DIR}/scripts/fuzz.sh 10 kafka_frame_fuzz
+                 record_batch_fuzz)
 set_tests_properties("kafka: libFuzzer frame and RecordBatch decoders, 10 s each"
+                     PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
+# The same for SASL/PLAIN and JAAS, and the SCRAM server's two steps and
+# Kafka's credential text (domain/security/).
+add_test(NAME "kafka: libFuzzer SASL/PLAIN, JAAS and SCRAM parsers, 10 s each"
+         COMMAND ${CMAKE_SOURCE_DIR}/scripts/fuzz.sh 10 sasl_plain_fuzz
+                 scram_fuzz)
+set_tests_properties("kafka: libFuzzer SASL/PLAIN, JAAS and SCRAM parsers, 10 s each"
                      PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
 
 # Kafka's Python clients: Debian's kafka-python (its own protocol code) and
@@ -181,6 +189,7 @@ foreach(_case IN ITEMS
     "scram-256|kafka-python and confluent-kafka with SCRAM-SHA-256 over SASL_SSL produce and consume in a group"
     "platformatic|@platformatic/kafka with SASL PLAIN and SCRAM-SHA-512 produces and consumes in a group"
     "failures|SASL_AUTHENTICATION_FAILED for a wrong password, UNSUPPORTED_SASL_MECHANISM for an unknown one, truncated and slow TLS handshakes time out without stopping others, 1,000 failed authentications and the listener still serves"
+    "cluster|librdkafka SASL_SSL with SCRAM-SHA-512, SASL_PLAINTEXT with PLAIN and SSL with a client certificate produce acks=all and consume in a group against a 3-node cluster whose nodes register every listener in /brokers/ids"
     "reauth|KIP-368: the session lifetime is told, a client re-authenticates on its connection, another principal is refused, an expired session is closed, @platformatic/kafka re-authenticates")
   troupe_case_fields("${_case}" _name _what)
   set(_test "kafka: ${_what}")

@@ -28,6 +28,10 @@ call). CASE is one of:
                      stop other clients nor stay open past the timeout; 1,000
                      failed authentications in a row and the listener still
                      serves a good client
+  cluster            the three librdkafka cases against a 3-node cluster
+                     (ZooKeeper mode): each node registers its four
+                     listeners in /brokers/ids, a SCRAM user made on one
+                     node authenticates on all
   reauth             KIP-368 with connections.max.reauth.ms: SaslAuthenticate
                      v1 tells the session lifetime, a client re-authenticates
                      on the same connection, a re-authentication as another
@@ -166,8 +170,16 @@ def librdkafka_roundtrip(server, listener, security, label, records=200):
     """confluent-kafka produces with acks=all and a group consumes it all;
     then kcat produces and a kcat group consumer reads."""
     from confluent_kafka import Consumer, Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
     topic = "sec-%s-%s" % (label, uuid.uuid4().hex[:8])
     conf = dict(security, **{"bootstrap.servers": server.bootstrap(listener)})
+    # CreateTopics over the same listener (the admin client authenticates
+    # too), three partitions on all three brokers.
+    admin = AdminClient(conf)
+    futures = admin.create_topics(
+        [NewTopic(topic, num_partitions=3, replication_factor=3)],
+        request_timeout=30)
+    futures[topic].result(timeout=40)
     p = Producer(dict(conf, **{"acks": "all", "linger.ms": 5}))
     acked = []
     errors = []
@@ -552,7 +564,89 @@ def case_reauth(binary, pki, node):
     server.stop()
 
 
+# -- a 3-node cluster ----------------------------------------------------------
+
+class ClusterListeners:
+    """The four listeners of every node of a cluster, for
+    librdkafka_roundtrip: bootstrap(listener) lists every node's."""
+
+    def __init__(self, nodes, ports):
+        self.nodes = nodes
+        self.ports = ports  # node id -> {listener: port}
+
+    def bootstrap(self, listener):
+        return ",".join("127.0.0.1:%d" % self.ports[n.id][listener]
+                        for n in self.nodes)
+
+
+def case_cluster(binary, pki, node):
+    sys.path.insert(0, os.path.join(HERE, "..", "cluster"))
+    import json
+    from cluster_fixture import Cluster, free_ports
+    props = {
+        "ssl.keystore.type": "PEM",
+        "ssl.keystore.location": pki.server_pem,
+        "ssl.key.password": pki.server_key_password,
+        "ssl.truststore.type": "PEM",
+        "ssl.truststore.location": pki.ca_cert,
+        "listener.name.ssl.ssl.client.auth": "required",
+        "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,
+        "listener.name.sasl_ssl.plain.sasl.jaas.config": JAAS,
+    }
+    with Cluster(binary, props=props) as c:
+        c.start_zookeeper()
+        ports = {}
+        for _ in range(3):
+            n = c.add_node()
+            extra = free_ports(3)
+            ports[n.id] = dict(zip(LISTENERS, [n.kafka_port] + extra))
+            n.start({"listeners": ",".join(
+                "%s://127.0.0.1:%d" % (l, p) for l, p in ports[n.id].items())})
+        c.wait_ready([n.id for n in c.nodes])
+        # /brokers/ids/<id>: every listener with its protocol, as Kafka.
+        for n in c.nodes:
+            reg = c.zk_get_json("/brokers/ids/%d" % n.id)
+            want = ["%s://127.0.0.1:%d" % (l, p)
+                    for l, p in ports[n.id].items()]
+            check(all(e in reg["endpoints"] for e in want)
+                  and all(reg["listener_security_protocol_map"].get(l) == l
+                          for l in LISTENERS),
+                  "node %d registers its four listeners in /brokers/ids (%s)"
+                  % (n.id, json.dumps(reg["endpoints"])))
+        view = ClusterListeners(c.nodes, ports)
+        n0 = c.nodes[0]
+        res = kw.upsert_scram("127.0.0.1", n0.kafka_port, "carol",
+                              "carol-secret", "SCRAM-SHA-512", 4096)
+        check(res == [("carol", 0, None)],
+              "AlterUserScramCredentials on the cluster (%r)" % (res,))
+        # Every node learns the credential through ZooKeeper.
+        deadline = time.time() + 20
+        ready = set()
+        while len(ready) < 3 and time.time() < deadline:
+            for n in c.nodes:
+                conn = kw.Conn("127.0.0.1", ports[n.id]["SASL_PLAINTEXT"])
+                if conn.scram("SCRAM-SHA-512", "carol", "carol-secret")[0] == 0:
+                    ready.add(n.id)
+                conn.close()
+            time.sleep(0.2)
+        check(len(ready) == 3, "every node authenticates the new SCRAM user")
+        librdkafka_roundtrip(view, "SASL_SSL", dict(tls_conf(pki), **{
+            "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+            "sasl.username": "carol", "sasl.password": "carol-secret"}),
+            "cluster-sasl-ssl-scram-sha-512")
+        librdkafka_roundtrip(view, "SASL_PLAINTEXT", {
+            "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN",
+            "sasl.username": "alice", "sasl.password": "alice-secret"},
+            "cluster-sasl-plaintext-plain")
+        librdkafka_roundtrip(view, "SSL", dict(tls_conf(pki), **{
+            "security.protocol": "SSL",
+            "ssl.certificate.location": pki.client_cert,
+            "ssl.key.location": pki.client_key}), "cluster-ssl-client-cert")
+
+
 CASES = {
+    "cluster": case_cluster,
     "sasl-ssl-scram": case_sasl_ssl_scram,
     "sasl-plain": case_sasl_plain,
     "ssl-client-cert": case_ssl_client_cert,
