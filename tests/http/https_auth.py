@@ -509,7 +509,11 @@ def case_unauthenticated(binary, pki):
 def case_basic(binary, pki):
     srv = Server(binary, pki, secured({
         "troupe.http.ssl.keystore.location": pki.server_pem,
-        "allow.everyone.if.no.acl.found": "true"}))
+        "allow.everyone.if.no.acl.found": "true",
+        # A PLAIN user of a listener's JAAS config (Kafka's property).
+        "listener.name.plaintext.plain.sasl.jaas.config":
+            "org.apache.kafka.common.security.plain.PlainLoginModule "
+            'required user_dave="dave-secret";'}))
     try:
         add_scram_user(srv.kafka, "alice", "alice-secret", mechanism=1)
         add_scram_user(srv.kafka, "carol", "carol-secret", mechanism=2,
@@ -519,6 +523,12 @@ def case_basic(binary, pki):
                                             auth=basic(user, pw))
             check(status == 200 and isinstance(topics, list),
                   "Basic %s against its SCRAM credential: 200" % user)
+        status, _, _ = srv.request("GET", "/topics",
+                                   auth=basic("dave", "dave-secret"))
+        check(status == 200, "Basic dave against the listener's PLAIN user")
+        status, _, _ = srv.request("GET", "/topics",
+                                   auth=basic("dave", "dave-wrong"))
+        check(status == 401, "dave with a wrong password: 401")
         status, _, _ = srv.request("GET", "/topics",
                                    auth=basic("alice", "wrong"))
         check(status == 401, "alice with a wrong password: 401")
