@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <memory>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include <caf/all.hpp>
 #include <caf/io/middleman.hpp>
@@ -100,6 +102,9 @@ void tell_broker_peers(cluster_controller_ptr self) {
 
 // -- peers ---------------------------------------------------------------------------
 
+std::vector<cluster_controller_actor>& unplaced_dialers();
+void adopt(cluster_controller_ptr self, cluster_controller_actor dialer);
+
 void connect_peer(cluster_controller_ptr self, int32_t id) {
   auto& st = self->state;
   auto i = st.peers.find(id);
@@ -128,6 +133,17 @@ void connect_peer(cluster_controller_ptr self, int32_t id) {
   // Over mutual TLS when CAF's OpenSSL module is loaded
   // (troupe.cluster.security=ssl, cluster_node.cpp configure_node_links).
   auto& sys = self->home_system();
+  // Two nodes dialing each other at once race in CAF 0.17's BASP, and over
+  // CAF's OpenSSL module the loser's link stops carrying messages (the
+  // second dial's redundant connection; plain links recover). With TLS only
+  // the node with the higher broker.id dials; the lower one takes its
+  // controller from the node_info_request it sends (adopt_dialer).
+  if (sys.has_openssl_manager() && id > st.broker_id) {
+    auto waiting = std::exchange(unplaced_dialers(), {});
+    for (auto& dialer : waiting)
+      adopt(self, dialer);
+    return;
+  }
   auto mm = sys.has_openssl_manager() ? sys.openssl_manager().actor_handle()
                                       : sys.middleman().actor_handle();
   self->request(mm, peer_timeout, caf::connect_atom_v, host, port)
@@ -137,6 +153,7 @@ void connect_peer(cluster_controller_ptr self, int32_t id) {
                                              const std::set<std::string>&) {
         auto controller = caf::actor_cast<cluster_controller_actor>(ptr);
         if (!controller) {
+          spdlog::warn("cluster: {}:{} published no controller", host, port);
           retry();
           return;
         }
@@ -163,13 +180,66 @@ void connect_peer(cluster_controller_ptr self, int32_t id) {
               if (auto active = st.active)
                 active->send_snapshot_to(controller);
             },
-            [retry](caf::error&) { retry(); });
+            [id, retry](caf::error& err) {
+              spdlog::warn("cluster: broker {}'s controller did not answer: {}",
+                           id, caf::to_string(err));
+              retry();
+            });
       },
       [id, host, port, retry](caf::error& err) {
         spdlog::warn("cluster: cannot reach broker {} at {}:{}: {}", id, host,
                      port, caf::to_string(err));
         retry();
       });
+}
+
+/// With TLS links, a peer with a higher broker.id dials this node
+/// (connect_peer) and asks for its node_info: its controller, the sender,
+/// is taken as that peer's, over the link it opened. A dialer whose
+/// registration this node has not read yet waits in unplaced_dialers until
+/// update_peers connects that peer (one controller per process).
+std::vector<cluster_controller_actor>& unplaced_dialers() {
+  static std::vector<cluster_controller_actor> dialers;
+  return dialers;
+}
+
+void adopt(cluster_controller_ptr self, cluster_controller_actor dialer) {
+  self->request(dialer, peer_timeout, node_info_request{})
+    .then(
+      [self, dialer](node_info& info) {
+        auto& st = self->state;
+        if (info.broker_id <= st.broker_id)
+          return;
+        auto i = st.peers.find(info.broker_id);
+        if (i == st.peers.end()) {
+          unplaced_dialers().push_back(dialer);
+          return;
+        }
+        if (i->second.controller)
+          return;
+        self->monitor(dialer);
+        i->second.controller = dialer;
+        i->second.broker = caf::actor_cast<broker_actor>(info.broker);
+        spdlog::info("cluster: connected to broker {} (it dialed in)",
+                     info.broker_id);
+        tell_broker_peers(self);
+        if (auto active = st.active)
+          active->send_snapshot_to(dialer);
+      },
+      [](caf::error&) {});
+}
+
+void adopt_dialer(cluster_controller_ptr self) {
+  if (!self->home_system().has_openssl_manager())
+    return;
+  auto sender =
+    caf::actor_cast<cluster_controller_actor>(self->current_sender());
+  if (!sender || sender->node() == self->node())
+    return;
+  for (auto& [id, p] : self->state.peers)
+    if (p.controller == sender)
+      return;
+  adopt(self, sender);
 }
 
 /// The registrations now in /brokers/ids: brokers gone are dropped, new or
@@ -738,6 +808,7 @@ node_behavior(cluster_controller_ptr self, Role role) {
     [self](cluster_tick& t) { on_tick(self, t); },
     [self](cluster_snapshot& s) { apply_snapshot(self, std::move(s)); },
     [self](node_info_request&) {
+      adopt_dialer(self);
       return node_info{self->state.broker_id,
                        caf::actor_cast<caf::actor>(self->state.broker)};
     },

@@ -570,6 +570,10 @@ class Cluster:
         }
         if admin_enable_supported(troupe):
             self.props["troupe.http.admin.enable"] = "true"
+        if topology:
+            # The namespaces' addresses are not loopback: a node refuses
+            # unauthenticated node links there unless told they are meant.
+            self.props["troupe.cluster.security"] = "plaintext"
         self.props.update(props or {})
         self.topology = topology
         self.dir = tempfile.mkdtemp(prefix="troupe-cluster-test-")

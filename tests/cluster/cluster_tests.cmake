@@ -70,3 +70,30 @@ foreach(_case IN ITEMS
   set_tests_properties("cluster: ${_what}" PROPERTIES
     TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
 endforeach()
+
+# Security of the node links (troupe.cluster.security, troupe.cluster.ssl.*)
+# and of ZooKeeper (zookeeper.set.acl, troupe.zookeeper.digest).
+# cluster_link_probe reaches a node's controller as another node would, with
+# plain BASP or over TLS with a given certificate.
+add_executable(cluster_link_probe tests/cluster/link_probe.cpp)
+target_link_libraries(cluster_link_probe PRIVATE troupe_actors caf_openssl)
+target_include_directories(cluster_link_probe PRIVATE ${CMAKE_SOURCE_DIR})
+target_precompile_headers(cluster_link_probe REUSE_FROM troupe_actors)
+set(_st ${CMAKE_SOURCE_DIR}/tests/cluster/cluster_security_test.py)
+foreach(_case IN ITEMS
+    "mutual-tls|90|cluster: node links with mutual TLS replicate and serve a consumer group across three nodes"
+    "plain-basp-refused|90|cluster: a plain TCP connection that speaks BASP to troupe.cluster.port is refused"
+    "other-ca|90|cluster: a node with a certificate from another CA cannot join"
+    "plaintext-refusal|90|cluster: a node binding a non-loopback address refuses plaintext node links unless troupe.cluster.security=plaintext"
+    "zookeeper-acl|90|zookeeper: with zookeeper.set.acl znodes are world-readable and writable only by the cluster's identity")
+  string(REPLACE "|" ";" _fields "${_case}")
+  list(GET _fields 0 _name)
+  list(GET _fields 1 _timeout)
+  list(GET _fields 2 _what)
+  math(EXPR _timeout "${_timeout} + 10")
+  add_test(NAME "${_what}"
+           COMMAND ${TROUPE_DEBIAN_PYTHON3} ${_st} $<TARGET_FILE:troupe> ${_name})
+  set_tests_properties("${_what}" PROPERTIES
+    TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster
+    ENVIRONMENT "TROUPE_LINK_PROBE=$<TARGET_FILE:cluster_link_probe>")
+endforeach()

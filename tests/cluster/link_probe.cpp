@@ -3,8 +3,10 @@
 // BASP, or over CAF's OpenSSL module with the given certificate, key and
 // CA. For tests/cluster/cluster_security_test.py.
 //
-//   cluster_link_probe HOST PORT [CERT KEY CAFILE]
+//   cluster_link_probe HOST PORT [CERT KEY CAFILE | anonymous]
 //
+// "anonymous": CAF's OpenSSL module with no openssl.* option, which makes
+// CAF offer only an anonymous cipher (AECDH-AES256-SHA) and verify nothing.
 // Exit 0: it obtained the controller's handle and the controller answered
 // a node_info_request (the broker id is printed); 3: no handle; 4: a
 // handle but no answer; 2: usage.
@@ -23,23 +25,26 @@
 #include "messages/interfaces.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 3 && argc != 6) {
-    std::fprintf(stderr, "usage: %s HOST PORT [CERT KEY CAFILE]\n", argv[0]);
+  bool anonymous = argc == 4 && std::string{argv[3]} == "anonymous";
+  if (argc != 3 && argc != 6 && !anonymous) {
+    std::fprintf(stderr, "usage: %s HOST PORT [CERT KEY CAFILE | anonymous]\n",
+                 argv[0]);
     return 2;
   }
   std::string host = argv[1];
   auto port = static_cast<uint16_t>(std::atoi(argv[2]));
-  bool tls = argc == 6;
+  bool tls = argc == 6 || anonymous;
   caf::actor_system_config cfg;
   troupe::configure_actor_system(cfg, troupe::process_config{},
                                  troupe::zookeeper_mode{});
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
-  if (tls) {
+  if (argc == 6) {
     cfg.set("openssl.certificate", std::string{argv[3]});
     cfg.set("openssl.key", std::string{argv[4]});
     cfg.set("openssl.cafile", std::string{argv[5]});
-    cfg.load<caf::openssl::manager>();
   }
+  if (tls)
+    cfg.load<caf::openssl::manager>();
   caf::actor_system sys{cfg};
   auto mm = tls ? sys.openssl_manager().actor_handle()
                 : sys.middleman().actor_handle();
