@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libcaf-dev            # actors and remoting (CAF 0.17.6)
   libboost-dev          # Beast / Asio (gateway, Kafka listener)
+  libssl-dev openssl    # TLS listeners, SCRAM, HTTPS gateway, TLS node links
   kcat                  # Kafka listener end-to-end test (librdkafka)
   librdkafka-dev        # librdkafka test program and benchmark (mock cluster)
   wrk nginx-light       # HTTP benchmark and its ceiling
