@@ -25,7 +25,8 @@ then meets each row with confluent-kafka (librdkafka) or hand-written frames
   unknown mechanism         UNSUPPORTED_SASL_MECHANISM (33), connection closed
   a topic without WRITE     TOPIC_AUTHORIZATION_FAILED (29) from Produce
   a group without READ      GROUP_AUTHORIZATION_FAILED (30) from the group
-                            APIs and OffsetCommit; no offset committed
+                            APIs and OffsetCommit; no offset committed;
+                            ListGroups does not list it to her
   CreateTopics without      TOPIC_AUTHORIZATION_FAILED (29) for the topic
   CLUSTER CREATE            (Kafka's per-topic answer); nothing created
   a DENY over a PREFIXED    TOPIC_AUTHORIZATION_FAILED (29) on app-secret
@@ -358,8 +359,23 @@ def main():
         check(got == 5 and obs.committed("alice-group", "app-orders") == 5,
               "with READ on alice-group she reads 5 records and commits")
 
-        # -- CreateTopics without CLUSTER CREATE --------------------------------
+        # ListGroups (librdkafka's list_groups, then DescribeGroups): the
+        # groups alice may not DESCRIBE are not listed to her.
+        c = Consumer(conf(server, "admin", "admin-secret",
+                          **{"group.id": "admins-group",
+                             "enable.auto.commit": False}))
+        c.commit(offsets=[TopicPartition("app-orders", 0, 1)],
+                 asynchronous=False)
+        c.close()
         alice_admin = AdminClient(conf(server, "alice", "alice-secret"))
+        everyone = {g.id for g in obs.admin.list_groups(timeout=10)}
+        hers = {g.id for g in alice_admin.list_groups(timeout=10)}
+        check({"alice-group", "admins-group"} <= everyone
+              and "alice-group" in hers and "admins-group" not in hers,
+              "ListGroups lists to alice only the groups she may DESCRIBE "
+              "(%s of %s)" % (sorted(hers), sorted(everyone)))
+
+        # -- CreateTopics without CLUSTER CREATE --------------------------------
         code = None
         try:
             alice_admin.create_topics([NewTopic("app-new", 1, 1)])[
