@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/clock.hpp"
 #include "actors/security_admin.hpp"
 #include "cluster/zookeeper/zookeeper_client.hpp"
 #include "domain/zookeeper/acl_znodes.hpp"
@@ -208,6 +209,23 @@ void reload_user(cluster_controller_ptr self, std::string user) {
          });
 }
 
+/// ZkNodeChangeNotificationListener.purgeObsoleteNotifications: every node
+/// deletes the notifications older than 15 minutes (changeExpirationMs),
+/// so the change paths do not grow with every change ever made.
+void purge_notifications(cluster_controller_ptr self, const std::string& dir,
+                         const std::vector<std::string>& children) {
+  constexpr int64_t change_expiration_ms = 15 * 60 * 1000;
+  for (auto& child : children) {
+    auto path = dir + '/' + child;
+    zk_ask(self, zop(kind::exists, path), [self, path](zk_result& r) {
+      if (!is(r, zk_error::ok)
+          || wall_clock_ms() - r.ctime_ms <= change_expiration_ms)
+        return;
+      zk_ask(self, zop(kind::remove, path), [](zk_result&) {});
+    });
+  }
+}
+
 /// Lists a change path (and watches it again); handles the notifications
 /// newer than the last one seen, except at the start, which only takes
 /// note of where they are (the full read covers them).
@@ -224,6 +242,7 @@ void watch_acl_changes(cluster_controller_ptr self, bool extended,
     auto& last = extended ? sync.last_extended : sync.last_literal;
     auto children = r.children;
     std::sort(children.begin(), children.end());
+    purge_notifications(self, path, children);
     for (auto& child : children) {
       auto seq = sequence_of(child, zk::acl_change_prefix);
       if (seq <= last)
