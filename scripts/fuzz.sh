@@ -1,30 +1,59 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in fuzz/ with clang (ASan + UBSan) into
-# ./build-fuzz and runs each for the given number of seconds (default 30).
+# ./build-fuzz and runs each for the given number of seconds (default 30):
+# every target, or the ones named after the seconds.
 # The corpus grows in build-fuzz/corpus/<target>; crashes land beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
+shift || true
 command -v clang++ >/dev/null || ./scripts/setup.sh
 
 out=build-fuzz
-targets=(kafka_frame_fuzz record_batch_fuzz)
+targets=(kafka_frame_fuzz record_batch_fuzz sasl_plain_fuzz scram_fuzz)
+if [ "$#" -gt 0 ]; then targets=("$@"); fi
 sources=(domain/kafka/wire.cpp domain/kafka/protocol.cpp
          domain/kafka/data_messages.cpp domain/kafka/group_messages.cpp
          domain/kafka/admin_messages.cpp domain/error_code.cpp
          domain/log/record_batch.cpp domain/log/crc32c.cpp)
+# The SASL targets need only the security core (and libcrypto).
+security_sources=(domain/base64.cpp domain/security/acl.cpp
+                  domain/security/scram.cpp domain/security/sasl.cpp
+                  domain/security/security_store.cpp)
 flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I.
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 
 mkdir -p "$out"
 for target in "${targets[@]}"; do
   echo "fuzz: building $target"
-  clang++ "${flags[@]}" "fuzz/$target.cpp" "${sources[@]}" -o "$out/$target"
+  case "$target" in
+    sasl_plain_fuzz | scram_fuzz)
+      clang++ "${flags[@]}" "fuzz/$target.cpp" "${security_sources[@]}" \
+        -lcrypto -o "$out/$target" ;;
+    *) clang++ "${flags[@]}" "fuzz/$target.cpp" "${sources[@]}" \
+         -o "$out/$target" ;;
+  esac
   mkdir -p "$out/corpus/$target"
 done
-clang++ -std=c++17 -O1 -I. fuzz/make_seeds.cpp "${sources[@]}" \
-  -o "$out/make_seeds"
-"$out/make_seeds" "$out/corpus"
+# The Kafka targets' seeds (fuzz/make_seeds.cpp), when one of them runs.
+case " ${targets[*]} " in
+  *" kafka_frame_fuzz "* | *" record_batch_fuzz "*)
+    clang++ -std=c++17 -O1 -I. fuzz/make_seeds.cpp "${sources[@]}" \
+      -o "$out/make_seeds"
+    "$out/make_seeds" "$out/corpus" ;;
+esac
+# SASL seeds: PLAIN tokens, JAAS lines, SCRAM messages (the first byte picks
+# SHA-256/512 and whether a genuine client-first comes first) and Kafka's
+# credential text.
+seed() { mkdir -p "$out/corpus/$1"; printf "$3" > "$out/corpus/$1/$2"; }
+seed sasl_plain_fuzz plain '\0alice\0alice-secret'
+seed sasl_plain_fuzz plain_authzid 'alice\0alice\0alice-secret'
+seed sasl_plain_fuzz jaas 'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" user_alice="alice-secret";'
+seed sasl_plain_fuzz jaas2 "a.B optional /* c */ k='v' // x\n; c.D sufficient;"
+seed scram_fuzz first '\000n,,n=user,r=abc\nc=biws,r=abcfixed-server-nonce,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ='
+seed scram_fuzz genuine '\003c=biws,r=client-noncefixed-server-nonce,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ='
+seed scram_fuzz ext '\001n,a=user,n=us=2Cer,r=abc,tokenauth=true\n'
+seed scram_fuzz credential '\000salt=AQIDBA==,stored_key=AAAA,server_key=AAAA,iterations=4096'
 
 for target in "${targets[@]}"; do
   echo "fuzz: running $target for ${seconds}s"

@@ -437,7 +437,7 @@ TEST_CASE("the gateway's HTTPS and auth, the node links' TLS and ZooKeeper's "
   CHECK_FALSE(has_error(errors, "nocolon"));
 }
 
-TEST_CASE("--help lists the security properties with their defaults") {
+TEST_CASE("the --help list names the security properties with their defaults") {
   auto find = [](std::string_view name) -> const property_doc* {
     for (const auto& p : known_properties())
       if (p.name == name)
