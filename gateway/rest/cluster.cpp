@@ -152,8 +152,10 @@ void list_partition_states(const call& c) {
       }
       pb::PartitionList out;
       for (auto& t : topics) {
-        if (!topic.empty() && t.name != topic)
-          continue;
+        if ((!topic.empty() && t.name != topic)
+            || !c.may(security::acl_operation::describe,
+                      security::resource_type::topic, t.name))
+          continue; // Metadata hides what the caller may not DESCRIBE
         for (auto& p : t.partition_states) {
           auto* ps = out.add_partitions();
           ps->set_topic(t.name);

@@ -140,6 +140,10 @@ void list_groups_of_brokers(const call& c) {
       for (size_t i = 0; i < rs.size(); ++i)
         if (rs[i])
           for (auto& g : rs[i]->groups) {
+            // ListGroups shows the groups the caller may DESCRIBE.
+            if (!c.may(security::acl_operation::describe,
+                       security::resource_type::group, g.group_id))
+              continue;
             auto* gs = out.add_groups();
             gs->set_group_id(g.group_id);
             gs->set_state(std::string{state_name(g.state)});

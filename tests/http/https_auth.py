@@ -611,6 +611,12 @@ def case_produce_denied(binary, pki):
                                      auth=basic("bob", "bob-pw"))
         check(status == 403 and out["kafka_error_code"] == 29,
               "GET /topics/hidden: 403")
+        status, out, _ = srv.request("GET", "/v1/partitions",
+                                     auth=basic("bob", "bob-pw"))
+        seen = sorted({p["topic"] for p in out["partitions"]})
+        check(status == 200 and seen == ["orders"],
+              "GET /v1/partitions hides what bob may not DESCRIBE: %r"
+              % (seen,))
         status, out, _ = srv.request("POST", "/consumers/g1", {},
                                      auth=basic("alice", "alice-pw"))
         check(status == 403 and out["kafka_error_code"] == 30
