@@ -120,10 +120,12 @@ resource_of_path(pattern_type pattern, std::string_view type_dir,
 
 std::string
 encode_resource_acls(const std::vector<security::access_entry>& acls) {
-  // Map("version" -> 1, "acls" -> [...]) and each entry's Map4 of
-  // principal, permissionType, operation, host: Scala's small maps keep
-  // insertion order.
-  std::string out = "{\"version\":1,\"acls\":[";
+  // Kafka 3.9's AclEntry.toJsonCompatibleMap and toMap fill
+  // java.util.HashMaps: their iteration order by String.hashCode is "acls"
+  // before "version", and principal, permissionType, host, operation. The
+  // entries come in the given order (Kafka's come in a HashSet's, which
+  // varies from one JVM to the next; its readers take any order).
+  std::string out = "{\"acls\":[";
   for (size_t i = 0; i < acls.size(); ++i) {
     auto& e = acls[i];
     if (i > 0)
@@ -131,11 +133,10 @@ encode_resource_acls(const std::vector<security::access_entry>& acls) {
     out += "{\"principal\":" + json_quote(e.principal)
            + ",\"permissionType\":"
            + json_quote(std::string{to_string(e.permission)})
-           + ",\"operation\":"
-           + json_quote(std::string{to_string(e.operation)})
-           + ",\"host\":" + json_quote(e.host) + '}';
+           + ",\"host\":" + json_quote(e.host) + ",\"operation\":"
+           + json_quote(std::string{to_string(e.operation)}) + '}';
   }
-  out += "]}";
+  out += "],\"version\":1}";
   return out;
 }
 

@@ -7,8 +7,8 @@
 //
 //   /kafka-acl/<Type>/<name>                     LITERAL bindings
 //   /kafka-acl-extended/prefixed/<Type>/<name>   PREFIXED bindings
-//     {"version":1,"acls":[{"principal":"User:alice",
-//       "permissionType":"Allow","operation":"Read","host":"*"}]}
+//     {"acls":[{"principal":"User:alice","permissionType":"Allow",
+//       "host":"*","operation":"Read"}],"version":1}
 //   /kafka-acl-changes/acl_changes_<seq>           "TOPIC:<name>"
 //   /kafka-acl-extended-changes/acl_changes_<seq>
 //     {"version":1,"resourceType":"TOPIC","name":"<name>",
@@ -18,8 +18,8 @@
 //      server_key=...,iterations=4096"}}
 //   /config/changes/config_change_<seq>  {"version":2,"entity_path":"users/<u>"}
 //
-// Encoders write Kafka's bytes (Scala 2.13's small maps keep insertion
-// order; a user's config is a java.util.Properties, see kafka_znodes.hpp);
+// Encoders write Kafka 3.9's bytes (AclEntry's maps are java.util.HashMaps;
+// a user's config is a java.util.Properties, see kafka_znodes.hpp);
 // decoders accept what Kafka's accept. No exceptions escape.
 
 #include <map>
@@ -69,8 +69,8 @@ resource_of_path(security::pattern_type pattern, std::string_view type_dir,
 
 // -- a resource's ACLs --------------------------------------------------------
 
-/// ResourceZNode.encode (AclEntry.toJsonCompatibleMap), entries in the
-/// given order.
+/// ResourceZNode.encode (AclEntry.toJsonCompatibleMap, Kafka 3.9's HashMap
+/// key order), entries in the given order.
 std::string encode_resource_acls(const std::vector<security::access_entry>& acls);
 
 /// AclEntry.fromBytes: version 1 only; an empty znode holds no ACLs.

@@ -138,14 +138,15 @@ def znodes(troupe):
 
         data, _ = zk.get("/kafka-acl/Topic/orders")
         entries = json.loads(data)["acls"]
+        # Kafka 3.9's AclEntry: java.util.HashMap key order.
         expected_entries = [
-            '{"principal":"User:alice","permissionType":"Allow","operation":"Read","host":"*"}',
-            '{"principal":"User:alice","permissionType":"Allow","operation":"Write","host":"10.0.0.1"}']
-        check(data.decode() == '{"version":1,"acls":[' + ",".join(expected_entries) + "]}",
+            '{"principal":"User:alice","permissionType":"Allow","host":"*","operation":"Read"}',
+            '{"principal":"User:alice","permissionType":"Allow","host":"10.0.0.1","operation":"Write"}']
+        check(data.decode() == '{"acls":[' + ",".join(expected_entries) + '],"version":1}',
               f"/kafka-acl/Topic/orders holds AclAuthorizer's JSON, byte for byte: {data.decode()}")
         check(len(entries) == 2, "both bindings of topic orders are in its znode")
         data, _ = zk.get("/kafka-acl-extended/prefixed/Group/app-")
-        check(data.decode() == '{"version":1,"acls":[{"principal":"User:bob","permissionType":"Deny","operation":"Read","host":"*"}]}',
+        check(data.decode() == '{"acls":[{"principal":"User:bob","permissionType":"Deny","host":"*","operation":"Read"}],"version":1}',
               f"/kafka-acl-extended/prefixed/Group/app- holds the PREFIXED binding: {data.decode()}")
         changes = sorted(zk.get_children("/kafka-acl-changes"))
         check(changes and all(x.startswith("acl_changes_") and len(x) == len("acl_changes_") + 10 for x in changes),
@@ -177,7 +178,8 @@ def znodes(troupe):
                      == [("alice", 0, None, [(scram_admin.SHA_512, 8192)])], 20)
 
         # What Kafka's own tools write straight to ZooKeeper reaches every
-        # node: an ACL znode with its notification, a user with its.
+        # node: an ACL znode with its notification (in the key order Kafka
+        # 3.0-3.6's Scala AclEntry wrote), a user with its.
         zk.create("/kafka-acl/Topic/payments",
                   b'{"version":1,"acls":[{"principal":"User:carol","permissionType":"Allow","operation":"Describe","host":"*"}]}',
                   makepath=True)

@@ -1,7 +1,7 @@
 // Kafka's ACL and SCRAM znodes (domain/zookeeper/acl_znodes): the bytes
 // Kafka 3.9's AclAuthorizer and ZkAdminManager write (derived from
-// ZkData.scala, AclEntry and Scala 2.13's small maps, which keep insertion
-// order) and what their readers accept.
+// ZkData.scala and AclEntry.java, whose java.util.HashMaps order the keys
+// by String.hashCode) and what their readers accept.
 
 #include <catch2/catch.hpp>
 
@@ -48,8 +48,8 @@ TEST_CASE("a resource's ACLs are written byte for byte as AclEntry writes "
   };
   auto json = encode_resource_acls(acls);
   CHECK(json
-        == R"({"version":1,"acls":[{"principal":"User:alice","permissionType":"Allow","operation":"Read","host":"*"},)"
-           R"({"principal":"User:bob","permissionType":"Deny","operation":"IdempotentWrite","host":"10.0.0.1"}]})");
+        == R"({"acls":[{"principal":"User:alice","permissionType":"Allow","host":"*","operation":"Read"},)"
+           R"({"principal":"User:bob","permissionType":"Deny","host":"10.0.0.1","operation":"IdempotentWrite"}],"version":1})");
   auto back = decode_resource_acls(json);
   REQUIRE(back);
   CHECK(*back == acls);
