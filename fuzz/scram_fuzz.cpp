@@ -54,7 +54,9 @@ void exchange(scram_mechanism m, bool genuine_first, std::string_view text) {
   }
   auto final = server.step(final_message);
   check(final);
-  if (final.complete && final.response.rfind("v=", 0) != 0)
+  // Completing needs the password's proof, which the fuzzer cannot
+  // compute: a success is a forged proof accepted.
+  if (final.complete)
     __builtin_trap();
   // Over either way: a further token is refused.
   if (server.step(final_message).error.empty())

@@ -244,6 +244,9 @@ std::optional<std::vector<jaas_entry>> parse_jaas(std::string_view text,
     }
     if (!t.is(';'))
       return fail("JAAS config entry not terminated by semi-colon");
+    // AppConfigurationEntry refuses an empty module name ('""' quoted).
+    if (entry.login_module.empty())
+      return fail("Login module not specified in JAAS config");
     entries.push_back(std::move(entry));
   }
   if (entries.empty())

@@ -98,6 +98,9 @@ TEST_CASE("SASL JAAS config errors are Kafka's") {
   CHECK(error == "Login module not specified in JAAS config");
   CHECK_FALSE(parse_jaas("   // only a comment", error));
   CHECK(error == "Login module not specified in JAAS config");
+  // A quoted empty name (found by fuzz/sasl_plain_fuzz.cpp).
+  CHECK_FALSE(parse_jaas("\"\" required;", error));
+  CHECK(error == "Login module not specified in JAAS config");
   CHECK_FALSE(parse_jaas("a.b.Module", error));
   CHECK(error == "Login module control flag not specified in JAAS config");
   CHECK_FALSE(parse_jaas("a.b.Module mandatory;", error));
