@@ -37,7 +37,8 @@ foreach(_case IN ITEMS
     "unauthenticated|a REST call without credentials gets 401"
     "basic|Basic authentication against a SCRAM user"
     "produce_denied|a REST produce by a user without WRITE gets 403 with TOPIC_AUTHORIZATION_FAILED and writes nothing"
-    "wss|a WebSocket member over wss with Basic credentials")
+    "wss|a WebSocket member over wss with Basic credentials"
+    "browser|the dashboard over HTTPS in headless Chromium sends the page's Basic credentials with its calls and its wss socket")
   troupe_case_fields("${_case}" _name _what)
   add_test(NAME "http: ${_what}"
            COMMAND ${DEBIAN_PYTHON3} ${_https} $<TARGET_FILE:troupe> ${_name}

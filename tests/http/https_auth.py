@@ -4,7 +4,8 @@
 
     https_auth.py TROUPE_BINARY CASE
 
-CASE is one of: https, unauthenticated, basic, produce_denied, wss. Each
+CASE is one of: https, unauthenticated, basic, produce_denied, wss,
+browser. Each
 case makes its certificates (tests/lib/certs.py), starts its own server on
 free ports with a temporary log.dirs and stops it after. SCRAM users and
 ACLs are made through the Kafka listener (AlterUserScramCredentials,
@@ -669,12 +670,75 @@ def case_wss(binary, pki):
         srv.stop()
 
 
+def case_browser(binary, pki):
+    """The dashboard over HTTPS in headless Chromium with Basic credentials
+    (in the URL, as a user would type them at the browser's prompt): the
+    page's calls and its wss socket carry them."""
+    import urllib.request
+    from gateway_e2e import WebSocket as PlainWebSocket
+    srv = Server(binary, pki, {
+        "troupe.http.ssl.enable": "true",
+        "troupe.http.ssl.keystore.type": "PEM",
+        "troupe.http.ssl.keystore.location": pki.server_pem,
+        "troupe.http.auth": "basic"})
+    profile = tempfile.mkdtemp(prefix="troupe-chromium-")
+    browser = None
+    try:
+        add_scram_user(srv.kafka, "alice", "alice-pw")
+        devtools = free_port()
+        browser = subprocess.Popen(
+            [shutil.which("chromium"), "--headless", "--no-sandbox",
+             "--disable-gpu", "--no-first-run", "--user-data-dir=" + profile,
+             # The test CA is not in Chromium's store.
+             "--ignore-certificate-errors",
+             "--remote-debugging-port=%d" % devtools,
+             "https://alice:alice-pw@127.0.0.1:%d/" % srv.port],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=die_with_parent())
+        url = None
+        deadline = time.time() + 30
+        while not url and time.time() < deadline:
+            try:
+                with urllib.request.urlopen(
+                        "http://127.0.0.1:%d/json/list" % devtools,
+                        timeout=2) as r:
+                    url = next((t["webSocketDebuggerUrl"] for t in json.load(r)
+                                if t.get("type") == "page"), None)
+            except OSError:
+                time.sleep(0.2)
+        check(url is not None, "chromium's DevTools endpoint")
+        cdp = PlainWebSocket(devtools, "/" + url.split("/", 3)[3])
+        state = None
+        deadline = time.time() + 30
+        n = 0
+        while time.time() < deadline and state != "live":
+            n += 1
+            cdp.send({"id": n, "method": "Runtime.evaluate", "params": {
+                "expression": "(document.querySelector('#conn') || {})"
+                              ".textContent || ''", "returnByValue": True}})
+            msg = cdp.recv(5)
+            while msg and msg.get("id") != n:
+                msg = cdp.recv(5)
+            state = msg and msg["result"]["result"].get("value")
+            time.sleep(0.3)
+        check(state == "live", "the dashboard's wss socket is open with the "
+              "page's Basic credentials (%r)" % state)
+        cdp.close()
+    finally:
+        if browser:
+            browser.kill()
+            browser.wait()
+        shutil.rmtree(profile, ignore_errors=True)
+        srv.stop()
+
+
 CASES = {
     "https": case_https,
     "unauthenticated": case_unauthenticated,
     "basic": case_basic,
     "produce_denied": case_produce_denied,
     "wss": case_wss,
+    "browser": case_browser,
 }
 
 
