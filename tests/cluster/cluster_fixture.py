@@ -332,6 +332,9 @@ class Node:
         self.write_config(overrides)
         cmd = [self.cluster.troupe, "serve", "--config", self.config, "--http-port", str(self.http_port), "--log-level", "info"]
         if self.netns:
+            # The gateway binds 127.0.0.1 unless told: here the node's
+            # address is its namespace's.
+            cmd += ["--http-bind", self.host]
             cmd = self.cluster.topology.exec_prefix(self.netns) + cmd
         out = open(self.log_path, "a")
         out.write(f"---- start {time.strftime('%H:%M:%S')}\n")
