@@ -465,11 +465,11 @@ def case_failures(binary, pki, node):
         good.close()
         t = wait_closed(truncated, stalled_at + 16) - stalled_at
         check(9 <= t <= 14, "the truncated TLS handshake is closed by the "
-              "timeout (after %.1f s)" % t)
+              "timeout (after %s)" % ("%.1f s" % t if t < 1e8 else "never"))
         trickler.join(20)
         t = closed_after.get("slow", 1e9) - stalled_at
         check(9 <= t <= 14, "the slow TLS handshake is closed by the timeout "
-              "(after %.1f s)" % t)
+              "(after %s)" % ("%.1f s" % t if t < 1e8 else "never"))
         truncated.close()
         slow.close()
     except BaseException:
