@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
 #include <map>
 
 #include "domain/base64.hpp"
@@ -48,6 +51,16 @@ scram_server::lookup_fn users(scram_mechanism m,
 
 std::string b64(const std::vector<uint8_t>& b) {
   return base64_encode(std::string{b.begin(), b.end()});
+}
+
+std::string hmac_sha256(const std::vector<uint8_t>& key,
+                        std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out,
+       &len);
+  return {reinterpret_cast<char*>(out), len};
 }
 
 std::string failure(scram_mechanism m) {
@@ -251,4 +264,33 @@ TEST_CASE("SCRAM credentials are written as ScramCredentialUtils writes "
   CHECK(to_string(scram_mechanism::sha256) == "SCRAM-SHA-256");
   CHECK(parse_scram_mechanism("SCRAM-SHA-512") == scram_mechanism::sha512);
   CHECK_FALSE(parse_scram_mechanism("SCRAM-SHA-1"));
+}
+
+TEST_CASE("SCRAM a client-final nonce that ends with the server-first one "
+          "is accepted, as Kafka's endsWith check (librdkafka repeats its "
+          "nonce)") {
+  auto m = scram_mechanism::sha256;
+  auto salt = bytes_of(rfc_salt);
+  auto cred = make_scram_credential(m, "pencil", salt, 4096);
+  scram_server server{m, [&](const std::string&) { return cred; },
+                      std::string{rfc_server_nonce}};
+  std::string bare = "n=user,r=" + std::string{rfc_client_nonce};
+  auto first = server.step("n,," + bare);
+  REQUIRE(first.response == rfc_server_first);
+  // "r=" <client nonce> <client nonce + server nonce>, the proof over it.
+  auto without_proof = "c=biws,r=" + std::string{rfc_client_nonce}
+                       + std::string{rfc_client_nonce}
+                       + std::string{rfc_server_nonce};
+  auto auth_message = bare + "," + first.response + "," + without_proof;
+  auto salted = salted_password(m, "pencil", salt, 4096);
+  auto client_key = hmac_sha256(salted, "Client Key");
+  auto signature = hmac_sha256(cred.stored_key, auth_message);
+  std::string proof = client_key;
+  for (size_t i = 0; i < proof.size(); ++i)
+    proof[i] = static_cast<char>(proof[i] ^ signature[i]);
+  auto final = server.step(without_proof + ",p=" + base64_encode(proof));
+  CHECK(final.error.empty());
+  CHECK(final.complete);
+  CHECK(final.response
+        == "v=" + base64_encode(hmac_sha256(cred.server_key, auth_message)));
 }
