@@ -6,7 +6,8 @@
 Cases:
   mutual-tls          three nodes with troupe.cluster.security=ssl replicate
                       a replication-factor-3 topic (acks=all) and serve a
-                      consumer group
+                      consumer group, the clients over SASL_SSL listeners
+                      with a SCRAM-SHA-512 user made through one node
   plain-basp-refused  a plain TCP connection speaking BASP, a CAF process
                       with plain links, one with CAF's anonymous ciphers and
                       one with another CA's certificate get nothing from a
@@ -40,12 +41,18 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from cluster_fixture import Cluster, check, log, main, wait_for  # noqa: E402
+from cluster_fixture import Cluster, check, free_ports, log, main, wait_for  # noqa: E402
 from certs import make_pki, pem_text  # noqa: E402
 from confluent_kafka import Consumer, Producer  # noqa: E402
 from kazoo.client import KazooClient  # noqa: E402
 from kazoo.exceptions import NoAuthError  # noqa: E402
 from kazoo.security import ACL, Id, Permissions  # noqa: E402
+import kafka_wire as kw  # noqa: E402
+import ssl  # noqa: E402
+
+# The SASL_SSL listeners' PLAIN users (the admin that makes SCRAM users).
+JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required '
+        'username="admin" password="admin-secret" user_admin="admin-secret";')
 
 
 def probe_path(troupe):
@@ -92,14 +99,39 @@ def case_mutual_tls(troupe):
     with Cluster(troupe) as c:
         pki = make_pki(os.path.join(c.dir, "pki"))
         c.props.update(tls_props(pki))
-        c.start(3)
+        c.props.update({"sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-512", "listener.name.sasl_ssl.plain.sasl.jaas.config": JAAS, "listener.name.sasl_ssl.ssl.keystore.location": pki.server_pem})
+        c.start_zookeeper()
+        sasl_ports = {}
+        for i in (1, 2, 3):
+            n = c.add_node(i)
+            sasl_ports[i] = free_ports(1)[0]
+            # PLAINTEXT for the fixture's probes; the clients below use SASL_SSL.
+            n.start({"listeners": f"PLAINTEXT://127.0.0.1:{n.kafka_port},SASL_SSL://127.0.0.1:{sasl_ports[i]}"})
+        c.wait_ready([1, 2, 3])
+        # A SCRAM-SHA-512 user made through node 1 (AlterUserScramCredentials
+        # as admin over PLAIN; Debian's librdkafka has no such admin call).
+        tls = ssl.create_default_context(cafile=pki.ca_cert)
+        res = kw.upsert_scram("127.0.0.1", sasl_ports[1], "carol", "carol-secret", "SCRAM-SHA-512", 4096, tls=tls, sasl=("PLAIN", "admin", "admin-secret"))
+        check(res == [("carol", 0, None)], f"AlterUserScramCredentials answered {res}")
+        secured = {"bootstrap.servers": ",".join(f"127.0.0.1:{p}" for p in sasl_ports.values()), "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512", "sasl.username": "carol", "sasl.password": "carol-secret", "ssl.ca.location": pki.ca_cert}
+
+        def scram_everywhere():
+            for p in sasl_ports.values():
+                probe_client = Producer(dict(secured, **{"bootstrap.servers": f"127.0.0.1:{p}"}))
+                try:
+                    probe_client.list_topics(timeout=3)
+                finally:
+                    probe_client.flush(0)
+            return True
+
+        wait_for("carol authenticating on every node", scram_everywhere, 30, interval=0.5)
         for n in c.nodes:
             for p in c.nodes:
                 if p is not n:
                     check(linked(n, p.id), f"node {n.id} did not log its TLS link to broker {p.id}")
         topic = c.create_topic("tls-replicated", 3, 3)
         sent = 300
-        producer = Producer({"bootstrap.servers": c.bootstrap(), "acks": "all", "linger.ms": 5})
+        producer = Producer(dict(secured, **{"acks": "all", "linger.ms": 5}))
         acked, failed = [], []
         for i in range(sent):
             producer.produce(topic, f"r{i}".encode(), key=str(i).encode(), on_delivery=lambda err, m: (failed if err else acked).append(err or m))
@@ -115,7 +147,7 @@ def case_mutual_tls(troupe):
             stored = sum(len(n.replica_log(topic, p)) for p in range(3))
             wait_for(f"node {n.id}'s replicas holding all {sent} records", lambda: sum(len(n.replica_log(topic, p)) for p in range(3)) == sent, 20)
             log(f"node {n.id}: {stored} records in its replicas")
-        consumers = [Consumer({"bootstrap.servers": c.bootstrap(), "group.id": "tls-group", "auto.offset.reset": "earliest", "session.timeout.ms": 6000}) for _ in range(2)]
+        consumers = [Consumer(dict(secured, **{"group.id": "tls-group", "auto.offset.reset": "earliest", "session.timeout.ms": 6000})) for _ in range(2)]
         seen = set()
         try:
             for k in consumers:
