@@ -316,6 +316,33 @@ def case_ssl_client_cert(binary, pki, node):
         server.stop(failed=True)
         raise
     server.stop()
+    # The certificate's subject is the principal (ssl.principal.mapping.rules
+    # DEFAULT: the RFC 2253 DN): a super user by its DN writes, another
+    # client of the same CA is denied.
+    server = Server(binary, pki, [
+        "authorizer.class.name=kafka.security.authorizer.AclAuthorizer",
+        "super.users=User:" + pki.client_dn("client")])
+    try:
+        from confluent_kafka import Producer
+        for cn, want in (("client", None), ("alice", 29)):
+            cert, key = pki.client(cn)
+            p = Producer(dict(tls_conf(pki), **{
+                "bootstrap.servers": server.bootstrap("SSL"),
+                "security.protocol": "SSL", "ssl.certificate.location": cert,
+                "ssl.key.location": key, "acks": "all",
+                "message.timeout.ms": 10000}))
+            res = []
+            p.produce("sec-principal", b"x",
+                      on_delivery=lambda e, m: res.append(e))
+            p.flush(15)
+            got = res[0].code() if res and res[0] else None
+            check(len(res) == 1 and got == want,
+                  "the client certificate CN=%s maps to User:%s (%s)"
+                  % (cn, pki.client_dn(cn), res))
+    except BaseException:
+        server.stop(failed=True)
+        raise
+    server.stop()
 
 
 # -- other clients ---------------------------------------------------------------
