@@ -22,7 +22,7 @@ TEST_CASE("a PEM value on one line gets its line breaks back") {
   CHECK(normalize_pem(one_line + " " + one_line) == folded + folded);
 }
 
-TEST_CASE("a PEM value with \\n escapes or real line breaks is kept") {
+TEST_CASE("a PEM value with backslash-n escapes or real line breaks is kept") {
   CHECK(normalize_pem(folded) == folded);
   std::string escaped = "-----BEGIN CERTIFICATE-----\\n" + std::string(64, 'A')
                         + "\\n" + std::string(10, 'B')

@@ -122,7 +122,7 @@ TEST_CASE("Basic authentication against the listeners' PLAIN users") {
   CHECK_FALSE(auth.authenticate(basic("mallory:b1"), "", why));
 }
 
-TEST_CASE("the admin token is a super user; without auth calls are "
+TEST_CASE("the admin token is a super user and without auth calls are "
           "anonymous") {
   std::string why;
   authenticator on{{true, "tok", {}}, store_with_alice()};
