@@ -12,9 +12,9 @@ command -v clang++ >/dev/null || ./scripts/setup.sh
 out=build-fuzz
 targets=(kafka_frame_fuzz record_batch_fuzz sasl_plain_fuzz scram_fuzz)
 if [ "$#" -gt 0 ]; then targets=("$@"); fi
+# Every domain/kafka/*_messages.cpp: protocol.cpp dispatches to all of them.
 sources=(domain/kafka/wire.cpp domain/kafka/protocol.cpp
-         domain/kafka/data_messages.cpp domain/kafka/group_messages.cpp
-         domain/kafka/admin_messages.cpp domain/error_code.cpp
+         domain/kafka/*_messages.cpp domain/error_code.cpp
          domain/log/record_batch.cpp domain/log/crc32c.cpp)
 # The SASL targets need only the security core (and libcrypto).
 security_sources=(domain/base64.cpp domain/security/acl.cpp
