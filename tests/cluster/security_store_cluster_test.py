@@ -3,9 +3,9 @@
 (docs/ARCHITECTURE.md §9), with real clients: kafka-python's
 KafkaAdminClient for CreateAcls and DeleteAcls, confluent-kafka for
 Metadata, kazoo for what ZooKeeper holds; DescribeAcls and the SCRAM APIs
-asked of one node at a time over a socket (tests/lib/acl_wire.py,
-tests/lib/scram_admin.py: an admin client picks its node itself, and the
-Python clients here predate KIP-554).
+asked of one node at a time over a socket (tests/lib/kafka_wire.py: an
+admin client picks its node itself, and the Python clients here predate
+KIP-554).
 
     security_store_cluster_test.py build/troupe CASE
 
@@ -42,8 +42,7 @@ from kafka.admin import (ACL, ACLFilter, ACLOperation,  # noqa: E402
                          KafkaAdminClient, ResourcePattern,
                          ResourcePatternFilter, ResourceType)
 
-import acl_wire  # noqa: E402
-import scram_admin  # noqa: E402
+import kafka_wire as kw  # noqa: E402
 from cluster_fixture import Cluster, check, log, main, wait_for  # noqa: E402
 
 AUTHORIZER = {
@@ -67,7 +66,7 @@ def admin_via(node):
 
 def acls_of(node):
     """Every binding in the node's DescribeAcls, as comparable tuples."""
-    error, message, resources = acl_wire.describe_acls(*host_port(node))
+    error, message, resources = kw.describe_acls(*host_port(node))
     check(error == 0, f"node {node.id}: DescribeAcls answers NONE ({error} {message})")
     return sorted((t, n, p, principal, h, op, perm)
                   for t, n, p, acls in resources
@@ -160,7 +159,7 @@ def znodes(troupe):
 
         # SCRAM credentials through node 2.
         h, p = host_port(n2)
-        res = scram_admin.alter_scram(h, p, [scram_admin.upsertion("alice", scram_admin.SHA_512, "alice-secret", 8192)])
+        res = kw.alter_scram(h, p, [kw.upsertion("alice", kw.SHA_512, "alice-secret", 8192)])
         check(res == [("alice", 0, None)], f"AlterUserScramCredentials through node 2: {res}")
         data, _ = zk.get("/config/users/alice")
         stored = json.loads(data)
@@ -174,8 +173,8 @@ def znodes(troupe):
               f"/config/changes holds the users/alice notification: {notes}")
         for n in c.nodes:
             wait_for(f"node {n.id} to describe alice's credential",
-                     lambda n=n: scram_admin.describe_scram(*host_port(n), ["alice"])[2]
-                     == [("alice", 0, None, [(scram_admin.SHA_512, 8192)])], 20)
+                     lambda n=n: kw.describe_scram(*host_port(n), ["alice"])[2]
+                     == [("alice", 0, None, [(kw.SHA_512, 8192)])], 20)
 
         # What Kafka's own tools write straight to ZooKeeper reaches every
         # node: an ACL znode with its notification (in the key order Kafka
@@ -184,7 +183,7 @@ def znodes(troupe):
                   b'{"version":1,"acls":[{"principal":"User:carol","permissionType":"Allow","operation":"Describe","host":"*"}]}',
                   makepath=True)
         zk.create("/kafka-acl-changes/acl_changes_", b"TOPIC:payments", sequence=True)
-        carol = scram_admin.upsertion("carol", scram_admin.SHA_256, "pw", 4096)
+        carol = kw.upsertion("carol", kw.SHA_256, "pw", 4096)
         zk.create("/config/users/carol", b'{"version":1,"config":{"SCRAM-SHA-256":"salt=c2FsdA==,stored_key=AAAA,server_key=AAAA,iterations=4096"}}')
         zk.create("/config/changes/config_change_", b'{"version":2,"entity_path":"users/carol"}', sequence=True)
         del carol
@@ -192,15 +191,15 @@ def znodes(troupe):
             wait_for(f"node {n.id} to describe the ACL written to ZooKeeper",
                      lambda n=n: (TOPIC, "payments", PATTERN_LITERAL, "User:carol", "*", DESCRIBE, ALLOW) in acls_of(n), 20)
             wait_for(f"node {n.id} to describe carol's credential written to ZooKeeper",
-                     lambda n=n: scram_admin.describe_scram(*host_port(n), ["carol"])[2]
-                     == [("carol", 0, None, [(scram_admin.SHA_256, 4096)])], 20)
+                     lambda n=n: kw.describe_scram(*host_port(n), ["carol"])[2]
+                     == [("carol", 0, None, [(kw.SHA_256, 4096)])], 20)
 
         # A node restarted later reads everything back.
         before = acls_of(n0)
         n0.restart()
         c.wait_ready([n.id for n in c.nodes])
         wait_for("restarted node 0 to describe every ACL", lambda: acls_of(n0) == before, 30)
-        code, _, users = scram_admin.describe_scram(*host_port(n0))
+        code, _, users = kw.describe_scram(*host_port(n0))
         check(code == 0 and [u[0] for u in users] == ["alice", "carol"],
               f"restarted node 0 describes alice and carol: {users}")
 

@@ -14,7 +14,6 @@ credentials (troupe.http.auth=basic).
 """
 
 import base64
-import hashlib
 import http.client
 import json
 import os
@@ -33,6 +32,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from certs import make_pki, one_line, pem_text  # noqa: E402
 from children import die_with_parent  # noqa: E402
 from ports import free_port_range  # noqa: E402
+import kafka_wire as kw  # noqa: E402
 
 V2 = "application/vnd.kafka.v2+json"
 JSON_V2 = "application/vnd.kafka.json.v2+json"
@@ -153,69 +153,18 @@ class Server:
 
 # -- the Kafka listener's admin APIs ------------------------------------------------
 
-def _uvarint(n):
-    out = b""
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out += bytes([b | 0x80])
-        else:
-            return out + bytes([b])
-
-
-def _compact(b):
-    return _uvarint(len(b) + 1) + b
-
-
-def add_scram_user(port, user, password, mechanism=1, iterations=4096):
-    """AlterUserScramCredentials v0 (KIP-554) over the Kafka listener, as an
-    AdminClient sends it: the salted password, never the password."""
-    salt = os.urandom(24)
-    algo = "sha256" if mechanism == 1 else "sha512"
-    salted = hashlib.pbkdf2_hmac(algo, password.encode(), salt, iterations)
-    body = (_uvarint(1)  # deletions: none
-            + _uvarint(2) + _compact(user.encode()) + struct.pack(">b", mechanism)
-            + struct.pack(">i", iterations) + _compact(salt) + _compact(salted)
-            + _uvarint(0)  # upsertion's tags
-            + _uvarint(0))  # request tags
-    header = struct.pack(">hhi", 51, 0, 7) + struct.pack(">h", 4) + b"test" \
-        + _uvarint(0)
-    frame = header + body
-    with _connect(port) as s:
-        s.sendall(struct.pack(">i", len(frame)) + frame)
-        n = struct.unpack(">i", _recv(s, 4))[0]
-        res = _recv(s, n)
-    # correlation id, header tags, throttle, results[1]: user, error code
-    pos = 4 + 1 + 4 + 1
-    ulen = res[pos] - 1
-    pos += 1 + ulen
-    code = struct.unpack(">h", res[pos:pos + 2])[0]
-    if code != 0:
-        raise AssertionError("AlterUserScramCredentials for %s: error %d"
-                             % (user, code))
-
-
-def _connect(port, wait=10):
-    """The Kafka listener, which may bind a moment after the gateway."""
-    deadline = time.time() + wait
-    while True:
-        try:
-            return socket.create_connection(("127.0.0.1", port), timeout=20)
-        except ConnectionRefusedError:
-            if time.time() > deadline:
-                raise
-            time.sleep(0.1)
-
-
-def _recv(s, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = s.recv(n - len(buf))
-        if not chunk:
-            raise ConnectionError("closed")
-        buf += chunk
-    return buf
+def add_scram_user(port, user, password, mechanism=kw.SHA_256,
+                   iterations=4096):
+    """AlterUserScramCredentials v0 (KIP-554) over the Kafka listener, which
+    may bind a moment after the gateway (tests/lib/kafka_wire.py: as an
+    AdminClient sends it, the salted password, never the password)."""
+    res = kw.alter_scram("127.0.0.1", port,
+                         [kw.upsertion(user, mechanism, password, iterations,
+                                       salt=os.urandom(24))],
+                         timeout=20, wait=10)
+    if res != [(user, 0, None)]:
+        raise AssertionError("AlterUserScramCredentials for %s: %r"
+                             % (user, res))
 
 
 def add_acls(port, bindings):

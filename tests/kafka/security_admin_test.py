@@ -7,7 +7,7 @@
 kafka-python's KafkaAdminClient creates, describes and deletes ACLs
 (LITERAL and PREFIXED, filters with ANY and MATCH); KIP-554's
 AlterUserScramCredentials and DescribeUserScramCredentials go over a socket
-(tests/lib/scram_admin.py): the Python clients on this machine predate
+(tests/lib/kafka_wire.py): the Python clients on this machine predate
 them, and confluent-kafka 1.7 has no ACL API either. The node is restarted
 on the same log.dirs: the ACLs and users are still there, and with SASL
 SCRAM enabled a confluent-kafka client logs in with the stored user's
@@ -38,7 +38,7 @@ from kafka.admin import (ACL, ACLFilter, ACLOperation,  # noqa: E402
                          ResourcePatternFilter, ResourceType)
 from kafka.errors import SecurityDisabledError  # noqa: E402
 
-import scram_admin  # noqa: E402
+import kafka_wire as kw  # noqa: E402
 from python_clients_test import check, free_port_range  # noqa: E402
 
 AUTHORIZER = ["authorizer.class.name=kafka.security.authorizer.AclAuthorizer",
@@ -168,14 +168,12 @@ def main(binary):
               "a MATCH filter for topic orders finds the LITERAL binding and "
               "the PREFIXED 'ord'")
 
-        res = scram_admin.alter_scram(
+        res = kw.alter_scram(
             "127.0.0.1", node.port,
-            [scram_admin.upsertion("alice", scram_admin.SHA_512, "alice-pw"),
-             scram_admin.upsertion("carol", scram_admin.SHA_256, "carol-pw",
-                                   iterations=8192),
-             scram_admin.upsertion("weak", scram_admin.SHA_256, "x",
-                                   iterations=1000)],
-            [scram_admin.deletion("nobody", scram_admin.SHA_512)])
+            [kw.upsertion("alice", kw.SHA_512, "alice-pw"),
+             kw.upsertion("carol", kw.SHA_256, "carol-pw", iterations=8192),
+             kw.upsertion("weak", kw.SHA_256, "x", iterations=1000)],
+            [kw.deletion("nobody", kw.SHA_512)])
         check(sorted(res) == sorted([
             ("alice", 0, None), ("carol", 0, None),
             ("weak", 93, "Too few iterations"),
@@ -200,11 +198,10 @@ def main(binary):
         described, error = admin(node).describe_acls(every_acl())
         check(as_tuples(described) == as_tuples(acls),
               "after a restart the three ACLs are still there")
-        code, message, users = scram_admin.describe_scram("127.0.0.1",
-                                                          node.port)
+        code, message, users = kw.describe_scram("127.0.0.1", node.port)
         check(code == 0 and users == [
-            ("alice", 0, None, [(scram_admin.SHA_512, 4096)]),
-            ("carol", 0, None, [(scram_admin.SHA_256, 8192)])],
+            ("alice", 0, None, [(kw.SHA_512, 4096)]),
+            ("carol", 0, None, [(kw.SHA_256, 8192)])],
             "after a restart DescribeUserScramCredentials lists alice and "
             "carol with their mechanisms and iterations only: %s" % users)
         deleted = admin(node).delete_acls([ACLFilter(
@@ -213,8 +210,8 @@ def main(binary):
                                   ACLResourcePatternType.ANY))])
         check(as_tuples([m[0] for m in deleted[0][1]]) == as_tuples([acls[2]]),
               "DeleteAcls of User:bob deletes his one binding")
-        res = scram_admin.alter_scram("127.0.0.1", node.port, [], [
-            scram_admin.deletion("carol", scram_admin.SHA_256)])
+        res = kw.alter_scram("127.0.0.1", node.port, [], [
+            kw.deletion("carol", kw.SHA_256)])
         check(res == [("carol", 0, None)], "carol's credential is deleted")
         node.stop()
 
@@ -222,10 +219,10 @@ def main(binary):
         described, error = admin(node).describe_acls(every_acl())
         check(as_tuples(described) == as_tuples(acls[:2]),
               "the deletion was stored too: two ACLs after another restart")
-        code, message, users = scram_admin.describe_scram(
+        code, message, users = kw.describe_scram(
             "127.0.0.1", node.port, ["alice", "carol"])
         check(users == [
-            ("alice", 0, None, [(scram_admin.SHA_512, 4096)]),
+            ("alice", 0, None, [(kw.SHA_512, 4096)]),
             ("carol", 91,
              "Attempt to describe a user credential that does not exist: "
              "carol", [])],
