@@ -480,6 +480,29 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
     [self](consumer_group_describe_request& req) {
       return self->delegate(self->state.groups, std::move(req));
     },
+    [self](delete_groups_request& req) {
+      return self->delegate(self->state.groups, std::move(req));
+    },
+    [self](offset_delete_request& req) {
+      return self->delegate(self->state.groups, std::move(req));
+    },
+    // -- topic admin: CreatePartitions, ElectLeaders, DeleteRecords,
+    // DescribeLogDirs ---------------------------------------------------------
+    [self](create_partitions_request& req) {
+      return self->delegate(admin_controller(self), std::move(req));
+    },
+    [self](elect_leaders_request& req) {
+      return self->delegate(admin_controller(self), std::move(req));
+    },
+    [self](delete_records_request& req) -> caf::result<delete_records_response> {
+      auto r = route(self, req.partition);
+      if (auto e = std::get_if<error_code>(&r))
+        return delete_records_response{*e, -1};
+      return self->delegate(std::get<replica_actor>(r), std::move(req));
+    },
+    [self](describe_log_dirs_request& req) {
+      return self->delegate(self->state.log, std::move(req));
+    },
   };
 }
 

@@ -225,6 +225,17 @@ controller(controller_ptr self, cluster_config config,
     [self](cluster_peers& peers) {
       self->state.brokers = std::move(peers.brokers);
     },
+    [](create_partitions_request& req) -> create_partitions_response {
+    // Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
+      create_partitions_response res;
+      for (auto& t : req.topics)
+        res.results.push_back({t.topic, error_code::unsupported_version, ""});
+      return res;
+    },
+    [](elect_leaders_request&) -> elect_leaders_response {
+    // Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
+      return {error_code::unsupported_version, {}};
+    },
     [self](delete_topics_request& req) {
       auto& st = self->state;
       delete_topics_response res;

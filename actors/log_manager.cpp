@@ -546,6 +546,10 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
         return offset_of_max_timestamp(*m);
       return offset_for_time(*m, req.timestamp);
     },
+    [](describe_log_dirs_request&) -> describe_log_dirs_response {
+    // Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
+      return {};
+    },
     [self](log_delete_request& req) {
       auto& st = self->state;
       for (auto& tp : req.partitions) {

@@ -912,6 +912,10 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
       else
         fetch_from_leader(self);
     },
+    [](delete_records_request&) -> delete_records_response {
+    // Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
+      return {error_code::unsupported_version, -1};
+    },
     [self](replica_config& c) {
       // The topic's configs changed (per-topic configs): the next produce
       // is checked against them, and a leader's ISR against the new

@@ -823,6 +823,17 @@ node_behavior(cluster_controller_ptr self, Role role) {
       -> caf::result<allocate_producer_ids_response> {
       return role.allocate_producer_ids(self, req);
     },
+    [](create_partitions_request& req) -> create_partitions_response {
+    // Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
+      create_partitions_response res;
+      for (auto& t : req.topics)
+        res.results.push_back({t.topic, error_code::unsupported_version, ""});
+      return res;
+    },
+    [](elect_leaders_request&) -> elect_leaders_response {
+    // Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
+      return {error_code::unsupported_version, {}};
+    },
     [](delete_topics_request& req) -> delete_topics_response {
       // Kafka's ZooKeeper mode deletes through /admin/delete_topics and the
       // controller's TopicDeletionManager; troupe's cluster nodes do not

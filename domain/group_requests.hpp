@@ -240,4 +240,43 @@ struct list_groups_response {
   std::vector<listed_group> groups;
 };
 
+// -- DeleteGroups, OffsetDelete: the coordinator's admin --------------------------
+
+/// Listener -> broker -> group service: delete these groups (Kafka's
+/// GroupCoordinator.handleDeleteGroups). Only Empty or Dead groups go:
+/// NON_EMPTY_GROUP otherwise, GROUP_ID_NOT_FOUND for a group that does not
+/// exist, NOT_COORDINATOR for one this broker does not coordinate. A
+/// deleted group's offsets and metadata get tombstones in
+/// __consumer_offsets.
+struct delete_groups_request {
+  std::vector<std::string> group_ids;
+};
+
+struct deleted_group {
+  std::string group_id;
+  error_code error = error_code::none;
+};
+
+/// One result per requested group, in request order.
+struct delete_groups_response {
+  std::vector<deleted_group> results;
+};
+
+/// Listener -> broker -> group service: delete a group's committed offsets
+/// of these partitions (Kafka's handleDeleteOffsets). The group's error:
+/// GROUP_ID_NOT_FOUND, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
+/// NON_EMPTY_GROUP for a group of another protocol type; a partition's:
+/// GROUP_SUBSCRIBED_TO_TOPIC while a member subscribes to its topic.
+struct offset_delete_request {
+  std::string group_id;
+  std::vector<topic_partition> partitions;
+};
+
+struct offset_delete_response {
+  error_code error = error_code::none;
+  /// One per requested partition, in request order (empty when the group's
+  /// error is set).
+  std::vector<partition_result> partitions;
+};
+
 } // namespace troupe

@@ -112,6 +112,115 @@ struct allocate_producer_ids_response {
   int32_t producer_id_len = 0;
 };
 
+// -- CreatePartitions (37), ElectLeaders (43) ---------------------------------
+
+/// One topic of a CreatePartitions request: grow it to `count` partitions.
+/// `assignments`, when not empty, gives the replicas of each new partition
+/// (count - current entries); empty: the controller places them as it
+/// places a new topic's.
+struct new_partitions {
+  std::string topic;
+  int32_t count = 0;
+  std::vector<std::vector<int32_t>> assignments{};
+};
+
+/// Listener -> broker -> controller (Kafka's
+/// AdminManager/ControllerApis.createPartitions). With validate_only
+/// nothing changes; the answer is what a real change would get.
+struct create_partitions_request {
+  std::vector<new_partitions> topics;
+  bool validate_only = false;
+};
+
+/// INVALID_PARTITIONS (count not above the current one, with Kafka's
+/// message), INVALID_REPLICA_ASSIGNMENT, UNKNOWN_TOPIC_OR_PARTITION,
+/// INVALID_REQUEST, NOT_CONTROLLER, ...
+struct create_partitions_result {
+  std::string topic;
+  error_code error = error_code::none;
+  std::string message{};
+};
+
+/// One result per requested topic, in request order.
+struct create_partitions_response {
+  std::vector<create_partitions_result> results;
+};
+
+/// Listener -> broker -> controller: elect leaders (ElectLeaders). Type 0
+/// is PREFERRED (the first replica of the assignment, if in the ISR and
+/// alive), 1 UNCLEAN. With `all_partitions` every partition of every topic
+/// (Kafka: a null topic list) and `partitions` is ignored.
+struct elect_leaders_request {
+  int8_t election_type = 0;
+  bool all_partitions = false;
+  std::vector<topic_partition> partitions{};
+};
+
+/// ELECTION_NOT_NEEDED (already led by its preferred replica),
+/// PREFERRED_LEADER_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILABLE,
+/// UNKNOWN_TOPIC_OR_PARTITION, ...
+struct elected_leader {
+  topic_partition partition;
+  error_code error = error_code::none;
+  std::string message{};
+};
+
+/// The request's error (NOT_CONTROLLER, INVALID_REQUEST for an unknown
+/// election type, ...) and one result per partition: the requested ones in
+/// request order, or every partition considered for `all_partitions`
+/// (Kafka leaves out those that need no election then).
+struct elect_leaders_response {
+  error_code error = error_code::none;
+  std::vector<elected_leader> results{};
+};
+
+// -- DeleteRecords (21), DescribeLogDirs (35) ---------------------------------
+
+/// Listener -> broker -> the partition's leader replica: move the log
+/// start offset up to `offset` (-1: the high watermark), on the leader at
+/// once and on every follower (Kafka's ReplicaManager.deleteRecords). The
+/// answer comes once every replica in the ISR has moved its log start
+/// offset (the low watermark), or at the timeout.
+struct delete_records_request {
+  topic_partition partition;
+  int64_t offset = -1;
+  int32_t timeout_ms = 30000;
+};
+
+/// OFFSET_OUT_OF_RANGE for an offset above the high watermark,
+/// NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION, POLICY_VIOLATION
+/// for a compacted topic, REQUEST_TIMED_OUT; low_watermark: the smallest
+/// log start offset among the replicas afterwards.
+struct delete_records_response {
+  error_code error = error_code::none;
+  int64_t low_watermark = -1;
+};
+
+/// Listener -> broker -> its log manager: the broker's log directories and
+/// the partitions in them. `all`: every partition; otherwise only these.
+struct describe_log_dirs_request {
+  bool all = true;
+  std::vector<topic_partition> partitions{};
+};
+
+struct log_dir_partition {
+  topic_partition partition;
+  int64_t size = 0;       // bytes on disk of the partition's segments
+  int64_t offset_lag = 0; // 0: no future replica
+};
+
+struct log_dir_description {
+  std::string path;
+  error_code error = error_code::none; // KAFKA_STORAGE_ERROR when offline
+  std::vector<log_dir_partition> partitions{};
+  int64_t total_bytes = -1;  // the file system's size
+  int64_t usable_bytes = -1; // its space left
+};
+
+struct describe_log_dirs_response {
+  std::vector<log_dir_description> dirs;
+};
+
 // -- inspect ------------------------------------------------------------------
 
 template <class Inspector>
@@ -190,6 +299,80 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f,
                                         allocate_producer_ids_response& x) {
   return f(x.error, x.producer_id_start, x.producer_id_len);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, new_partitions& x) {
+  return f(x.topic, x.count, x.assignments);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        create_partitions_request& x) {
+  return f(x.topics, x.validate_only);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        create_partitions_result& x) {
+  return f(x.topic, x.error, x.message);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        create_partitions_response& x) {
+  return f(x.results);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        elect_leaders_request& x) {
+  return f(x.election_type, x.all_partitions, x.partitions);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, elected_leader& x) {
+  return f(x.partition, x.error, x.message);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        elect_leaders_response& x) {
+  return f(x.error, x.results);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        delete_records_request& x) {
+  return f(x.partition, x.offset, x.timeout_ms);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        delete_records_response& x) {
+  return f(x.error, x.low_watermark);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        describe_log_dirs_request& x) {
+  return f(x.all, x.partitions);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, log_dir_partition& x) {
+  return f(x.partition, x.size, x.offset_lag);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, log_dir_description& x) {
+  return f(x.path, x.error, x.partitions, x.total_bytes, x.usable_bytes);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        describe_log_dirs_response& x) {
+  return f(x.dirs);
 }
 
 } // namespace troupe

@@ -198,4 +198,33 @@ typename Inspector::result_type inspect(Inspector& f, list_groups_response& x) {
   return f(x.error, x.groups);
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        delete_groups_request& x) {
+  return f(x.group_ids);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, deleted_group& x) {
+  return f(x.group_id, x.error);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        delete_groups_response& x) {
+  return f(x.results);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        offset_delete_request& x) {
+  return f(x.group_id, x.partitions);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        offset_delete_response& x) {
+  return f(x.error, x.partitions);
+}
+
 } // namespace troupe

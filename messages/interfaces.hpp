@@ -65,7 +65,8 @@ using controller_actor = caf::typed_actor<
   caf::reacts_to<cluster_peers>>;
 
 /// What the admin APIs ask of a controller beyond controller_actor:
-/// DeleteTopics, topic config changes and blocks of producer ids. The
+/// DeleteTopics, topic config changes, blocks of producer ids,
+/// CreatePartitions and ElectLeaders. The
 /// embedded controller and a cluster node's speak it; brokers reach it
 /// through their controller_actor handle, and a controller that does not
 /// speak it answers them with an error.
@@ -74,7 +75,9 @@ using admin_controller_actor = caf::typed_actor<
   caf::replies_to<alter_topic_configs_request>::with<
     alter_topic_configs_response>,
   caf::replies_to<allocate_producer_ids_request>::with<
-    allocate_producer_ids_response>>;
+    allocate_producer_ids_response>,
+  caf::replies_to<create_partitions_request>::with<create_partitions_response>,
+  caf::replies_to<elect_leaders_request>::with<elect_leaders_response>>;
 
 /// CreateAcls, DeleteAcls and AlterUserScramCredentials (docs/ARCHITECTURE.md
 /// §9): the embedded controller stores them in its metadata, a cluster
@@ -110,7 +113,8 @@ using replica_actor = caf::typed_actor<
   caf::reacts_to<partition_update>, caf::reacts_to<isr_expiration_tick>,
   caf::reacts_to<produce_timeout>, caf::reacts_to<fetch_timeout>,
   caf::reacts_to<follower_fetch_tick>, caf::reacts_to<cluster_peers>,
-  caf::reacts_to<replica_config>>;
+  caf::reacts_to<replica_config>,
+  caf::replies_to<delete_records_request>::with<delete_records_response>>;
 
 /// One per broker (actors/groups/group_service): group coordination. Its
 /// broker hands it every group request and FindCoordinator, the leadership
@@ -128,7 +132,9 @@ using group_service_actor = caf::typed_actor<
     consumer_group_describe_response>,
   caf::reacts_to<cluster_peers>, caf::reacts_to<leadership_update>,
   caf::reacts_to<consumer_group_topics>, caf::reacts_to<broker_status_change>,
-  caf::reacts_to<replica_leadership>, caf::reacts_to<offsets_expiry_tick>>;
+  caf::reacts_to<replica_leadership>, caf::reacts_to<offsets_expiry_tick>,
+  caf::replies_to<delete_groups_request>::with<delete_groups_response>,
+  caf::replies_to<offset_delete_request>::with<offset_delete_response>>;
 
 /// One per broker id: routes each request to the partition's replica, and
 /// every group request to its group service.
@@ -151,7 +157,13 @@ using broker_actor = caf::typed_actor<
   caf::reacts_to<topic_deletion>,
   caf::replies_to<alter_topic_configs_request>::with<
     alter_topic_configs_response>,
-  caf::reacts_to<topic_config_change>>;
+  caf::reacts_to<topic_config_change>,
+  caf::replies_to<delete_groups_request>::with<delete_groups_response>,
+  caf::replies_to<offset_delete_request>::with<offset_delete_response>,
+  caf::replies_to<create_partitions_request>::with<create_partitions_response>,
+  caf::replies_to<elect_leaders_request>::with<elect_leaders_response>,
+  caf::replies_to<delete_records_request>::with<delete_records_response>,
+  caf::replies_to<describe_log_dirs_request>::with<describe_log_dirs_response>>;
 
 /// A node's ZooKeeper session (cluster/zookeeper_session).
 using zookeeper_session_actor =
@@ -193,7 +205,8 @@ using log_manager_actor = caf::typed_actor<
   caf::replies_to<log_diverge_request>::with<log_epoch_response>,
   caf::replies_to<list_offsets_request>::with<list_offsets_response>,
   caf::reacts_to<log_maintenance_tick>, caf::reacts_to<log_delete_request>,
-  caf::reacts_to<topic_log_config>, caf::reacts_to<log_cleaner_tick>>;
+  caf::reacts_to<topic_log_config>, caf::reacts_to<log_cleaner_tick>,
+  caf::replies_to<describe_log_dirs_request>::with<describe_log_dirs_response>>;
 
 /// Receives a consumer's or a group's events.
 using event_listener_actor =

@@ -172,6 +172,20 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::alter_scram_credentials_request))
   CAF_ADD_TYPE_ID(troupe, (troupe::alter_scram_credentials_response))
 
+  // -- group and topic admin (issue 22)
+  CAF_ADD_TYPE_ID(troupe, (troupe::delete_groups_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::delete_groups_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::offset_delete_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::offset_delete_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::create_partitions_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::create_partitions_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::elect_leaders_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::elect_leaders_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::delete_records_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::delete_records_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::describe_log_dirs_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::describe_log_dirs_response))
+
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on
 

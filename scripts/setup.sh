@@ -28,6 +28,10 @@ packages=(
   iproute2              # cluster tests: network namespaces (ip netns)
   python3-kafka         # kafka-python client test (tests/kafka)
   nodejs                # @platformatic/kafka tests (tests/kafka/platformatic)
+  zlib1g-dev liblz4-dev libsnappy-dev # old message formats: gzip, lz4, snappy
+  golang-go golang-github-shopify-sarama-dev # sarama client tests (GOPATH mode)
+  burrow                # consumer-lag monitor test (tests/kafka)
+  dpkg-dev              # the Debian package (CPack) and its test
 )
 
 # NodeSource's nodejs bundles npm; Debian's needs its npm package (which

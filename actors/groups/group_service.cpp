@@ -914,6 +914,17 @@ group_service(group_service_ptr self, int32_t node_id, cluster_config config,
         [rp, res]() mutable { rp.deliver(std::move(*res)); });
       return rp;
     },
+    [](delete_groups_request& req) -> delete_groups_response {
+    // Placeholder until issue 22's group admin lands (PLACEHOLDER-22).
+      delete_groups_response res;
+      for (auto& g : req.group_ids)
+        res.results.push_back({g, error_code::unsupported_version});
+      return res;
+    },
+    [](offset_delete_request&) -> offset_delete_response {
+    // Placeholder until issue 22's group admin lands (PLACEHOLDER-22).
+      return {error_code::unsupported_version, {}};
+    },
     [self](list_groups_request& req) -> caf::result<list_groups_response> {
       // Both kinds of coordinator list themselves through this interface.
       using lister = caf::typed_actor<

@@ -40,8 +40,10 @@
 #include "domain/kafka/acl_messages.hpp"
 #include "domain/kafka/admin_messages.hpp"
 #include "domain/kafka/data_messages.hpp"
+#include "domain/kafka/group_admin_messages.hpp"
 #include "domain/kafka/group_messages.hpp"
 #include "domain/kafka/sasl_messages.hpp"
+#include "domain/kafka/topic_admin_messages.hpp"
 #include "domain/kafka/wire.hpp"
 
 namespace troupe::wire {
@@ -67,15 +69,21 @@ enum class api_key : int16_t {
   api_versions = 18,
   create_topics = 19,
   delete_topics = 20,
+  delete_records = 21,
   init_producer_id = 22,
   offset_for_leader_epoch = 23,
   sasl_authenticate = 36,
+  create_partitions = 37,
+  delete_groups = 42,
+  elect_leaders = 43,
   describe_acls = 29,
   create_acls = 30,
   delete_acls = 31,
   describe_configs = 32,
   alter_configs = 33,
+  describe_log_dirs = 35,
   incremental_alter_configs = 44,
+  offset_delete = 47,
   describe_user_scram_credentials = 50,
   alter_user_scram_credentials = 51,
   describe_cluster = 60,
@@ -243,6 +251,12 @@ TROUPE_KAFKA_DECLARE_API(describe_user_scram_credentials)
 TROUPE_KAFKA_DECLARE_API(alter_user_scram_credentials)
 TROUPE_KAFKA_DECLARE_API(sasl_handshake)
 TROUPE_KAFKA_DECLARE_API(sasl_authenticate)
+TROUPE_KAFKA_DECLARE_API(delete_groups)
+TROUPE_KAFKA_DECLARE_API(offset_delete)
+TROUPE_KAFKA_DECLARE_API(delete_records)
+TROUPE_KAFKA_DECLARE_API(describe_log_dirs)
+TROUPE_KAFKA_DECLARE_API(create_partitions)
+TROUPE_KAFKA_DECLARE_API(elect_leaders)
 
 #undef TROUPE_KAFKA_DECLARE_API
 
@@ -262,7 +276,10 @@ using request_body =
                create_acls_request, delete_acls_request,
                describe_user_scram_credentials_request,
                alter_user_scram_credentials_request, sasl_handshake_request,
-               sasl_authenticate_request>;
+               sasl_authenticate_request, delete_groups_request,
+               offset_delete_request, delete_records_request,
+               describe_log_dirs_request, create_partitions_request,
+               elect_leaders_request>;
 
 /// Decodes the body that follows `header` by its API key and version; nullopt
 /// for unknown keys and unsupported versions, except that an ApiVersions

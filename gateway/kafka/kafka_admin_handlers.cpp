@@ -731,4 +731,16 @@ void serve_describe_cluster(kafka_session_ptr self,
     });
 }
 
+// Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
+void serve_create_partitions(kafka_session_ptr, const wire::request_header&,
+              wire::create_partitions_request&, kafka_reply_fn reply) {
+  reply(close_reply());
+}
+
+// Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
+void serve_elect_leaders(kafka_session_ptr, const wire::request_header&,
+              wire::elect_leaders_request&, kafka_reply_fn reply) {
+  reply(close_reply());
+}
+
 } // namespace troupe::kafka_handlers

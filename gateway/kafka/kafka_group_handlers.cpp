@@ -605,4 +605,16 @@ void serve_list_groups(kafka_session_ptr self, const wire::request_header& h,
     });
 }
 
+// Placeholder until issue 22's group admin lands (PLACEHOLDER-22).
+void serve_delete_groups(kafka_session_ptr, const wire::request_header&,
+              wire::delete_groups_request&, kafka_reply_fn reply) {
+  reply(close_reply());
+}
+
+// Placeholder until issue 22's group admin lands (PLACEHOLDER-22).
+void serve_offset_delete(kafka_session_ptr, const wire::request_header&,
+              wire::offset_delete_request&, kafka_reply_fn reply) {
+  reply(close_reply());
+}
+
 } // namespace troupe::kafka_handlers

@@ -241,6 +241,31 @@ void serve_alter_user_scram_credentials(
   kafka_session_ptr self, const wire::request_header& h,
   wire::alter_user_scram_credentials_request& req, kafka_reply_fn reply);
 
+// Group admin (kafka_group_handlers.cpp).
+void serve_delete_groups(kafka_session_ptr self, const wire::request_header& h,
+                         wire::delete_groups_request& req,
+                         kafka_reply_fn reply);
+void serve_offset_delete(kafka_session_ptr self, const wire::request_header& h,
+                         wire::offset_delete_request& req,
+                         kafka_reply_fn reply);
+
+// Topic admin (kafka_admin_handlers.cpp; DeleteRecords and DescribeLogDirs:
+// kafka_log_handlers.cpp).
+void serve_create_partitions(kafka_session_ptr self,
+                             const wire::request_header& h,
+                             wire::create_partitions_request& req,
+                             kafka_reply_fn reply);
+void serve_delete_records(kafka_session_ptr self, const wire::request_header& h,
+                          wire::delete_records_request& req,
+                          kafka_reply_fn reply);
+void serve_describe_log_dirs(kafka_session_ptr self,
+                             const wire::request_header& h,
+                             wire::describe_log_dirs_request& req,
+                             kafka_reply_fn reply);
+void serve_elect_leaders(kafka_session_ptr self, const wire::request_header& h,
+                         wire::elect_leaders_request& req,
+                         kafka_reply_fn reply);
+
 } // namespace kafka_handlers
 
 } // namespace troupe

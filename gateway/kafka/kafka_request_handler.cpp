@@ -137,6 +137,30 @@ struct handler {
     serve_alter_user_scram_credentials(self, header, req, std::move(reply));
   }
 
+  void operator()(wire::delete_groups_request& req) {
+    serve_delete_groups(self, header, req, std::move(reply));
+  }
+
+  void operator()(wire::offset_delete_request& req) {
+    serve_offset_delete(self, header, req, std::move(reply));
+  }
+
+  void operator()(wire::create_partitions_request& req) {
+    serve_create_partitions(self, header, req, std::move(reply));
+  }
+
+  void operator()(wire::delete_records_request& req) {
+    serve_delete_records(self, header, req, std::move(reply));
+  }
+
+  void operator()(wire::describe_log_dirs_request& req) {
+    serve_describe_log_dirs(self, header, req, std::move(reply));
+  }
+
+  void operator()(wire::elect_leaders_request& req) {
+    serve_elect_leaders(self, header, req, std::move(reply));
+  }
+
   kafka_auth::request_authorizer authorizer() const {
     return {self->state.ctx.security, self->state.identity};
   }

@@ -266,7 +266,28 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     alter_scram_credentials_response{
       {{"alice", error_code::none, ""},
        {"bob", error_code::resource_not_found,
-        "Attempt to delete a user credential that does not exist"}}});
+        "Attempt to delete a user credential that does not exist"}}},
+    delete_groups_request{{"g", "h"}},
+    delete_groups_response{
+      {{"g", error_code::none}, {"h", error_code::non_empty_group}}},
+    offset_delete_request{"g", {{"t", 0}, {"t", 2}}},
+    offset_delete_response{
+      error_code::none,
+      {{"t", 0, error_code::none},
+       {"t", 2, error_code::group_subscribed_to_topic}}},
+    create_partitions_request{{{"t", 6, {{1, 2}, {2, 0}}}}, true},
+    create_partitions_response{
+      {{"t", error_code::invalid_partitions,
+        "Topic currently has 6 partitions, which is higher than the "
+        "requested 3."}}},
+    elect_leaders_request{0, false, {{"t", 1}}},
+    elect_leaders_response{
+      error_code::none, {{{"t", 1}, error_code::election_not_needed, ""}}},
+    delete_records_request{{"t", 0}, 42, 30000},
+    delete_records_response{error_code::none, 42},
+    describe_log_dirs_request{false, {{"t", 0}}},
+    describe_log_dirs_response{
+      {{"/tmp/x", error_code::none, {{{"t", 0}, 1024, 0}}, 1 << 20, 1 << 19}}});
 }
 
 } // namespace troupe::test
