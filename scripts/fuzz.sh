@@ -10,7 +10,8 @@ shift || true
 command -v clang++ >/dev/null || ./scripts/setup.sh
 
 out=build-fuzz
-targets=(kafka_frame_fuzz record_batch_fuzz sasl_plain_fuzz scram_fuzz)
+targets=(kafka_frame_fuzz record_batch_fuzz legacy_records_fuzz sasl_plain_fuzz
+         scram_fuzz)
 if [ "$#" -gt 0 ]; then targets=("$@"); fi
 # Every domain/kafka/*_messages.cpp: protocol.cpp dispatches to all of them.
 sources=(domain/kafka/wire.cpp domain/kafka/protocol.cpp
@@ -30,11 +31,20 @@ for target in "${targets[@]}"; do
     sasl_plain_fuzz | scram_fuzz)
       clang++ "${flags[@]}" "fuzz/$target.cpp" "${security_sources[@]}" \
         -lcrypto -o "$out/$target" ;;
+    legacy_records_fuzz)
+      clang++ "${flags[@]}" "fuzz/$target.cpp" "${sources[@]}" \
+        domain/log/legacy_records.cpp domain/log/compression.cpp \
+        -lz -llz4 -lsnappy -o "$out/$target" ;;
     *) clang++ "${flags[@]}" "fuzz/$target.cpp" "${sources[@]}" \
          -o "$out/$target" ;;
   esac
   mkdir -p "$out/corpus/$target"
 done
+# The legacy target's seeds: a plain magic 0 and a plain magic 1 message
+# (the golden bytes of tests/domain/log_legacy_records_tests.cpp).
+seed_hex() { mkdir -p "$out/corpus/$1"; printf '%s' "$3" | xxd -r -p > "$out/corpus/$1/$2"; }
+seed_hex legacy_records_fuzz v0 0000000000000005000000101fecd70a0000000000016b0000000176
+seed_hex legacy_records_fuzz v1 0000000000000007000000191cff7dfc01000000018bcfe56800ffffffff00000003616263
 # The Kafka targets' seeds (fuzz/make_seeds.cpp), when one of them runs.
 case " ${targets[*]} " in
   *" kafka_frame_fuzz "* | *" record_batch_fuzz "*)

@@ -61,7 +61,7 @@ set_tests_properties("${name}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE
 troupe_require_program(CLANGXX_EXECUTABLE clang++ clang)
 add_test(NAME "kafka: libFuzzer frame and RecordBatch decoders, 10 s each"
          COMMAND ${CMAKE_SOURCE_DIR}/scripts/fuzz.sh 10 kafka_frame_fuzz
-                 record_batch_fuzz)
+                 record_batch_fuzz legacy_records_fuzz)
 set_tests_properties("kafka: libFuzzer frame and RecordBatch decoders, 10 s each"
                      PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
 # The same for SASL/PLAIN and JAAS, and the SCRAM server's two steps and
