@@ -13,6 +13,7 @@
 
 #include "actors/node.hpp"
 #include "app/demo.hpp"
+#include "app/tools/tools.hpp"
 #include "cluster/cluster_node.hpp"
 #include "domain/properties.hpp"
 
@@ -90,8 +91,38 @@ int main(int argc, char** argv) {
   auto* serve_cmd = app.add_subcommand(
     "serve", "Run the node, Kafka listeners and HTTP gateway until Ctrl-C");
   serve_cmd->fallthrough(); // the options above work after `serve` too
+  // The admin tools (app/tools/): Kafka's kafka-consumer-groups.sh,
+  // kafka-topics.sh and kafka-configs.sh over troupe's Kafka wire client,
+  // without an actor system. Their flags follow Kafka's, so each takes the
+  // rest of the command line as it is and parses it itself.
+  struct tool {
+    const char* name;
+    const char* help;
+    int (*run)(const std::vector<std::string>&, std::ostream&, std::ostream&);
+  };
+  const tool tools[] = {
+    {"groups", "List, describe, reset and delete consumer groups "
+               "(kafka-consumer-groups.sh); --help for its flags",
+     troupe::tools::run_groups},
+    {"topics", "List, describe, create, alter and delete topics "
+               "(kafka-topics.sh); --help for its flags",
+     troupe::tools::run_topics},
+    {"configs", "Describe and alter topic and broker configs "
+                "(kafka-configs.sh); --help for its flags",
+     troupe::tools::run_configs},
+  };
+  std::vector<CLI::App*> tool_cmds;
+  for (auto& t : tools) {
+    auto* cmd = app.add_subcommand(t.name, t.help);
+    cmd->prefix_command();
+    cmd->set_help_flag(); // --help goes to the tool
+    tool_cmds.push_back(cmd);
+  }
   app.footer(properties_help());
   CLI11_PARSE(app, argc, argv);
+  for (size_t i = 0; i < tool_cmds.size(); ++i)
+    if (tool_cmds[i]->parsed())
+      return tools[i].run(tool_cmds[i]->remaining(), std::cout, std::cerr);
   serve = serve || serve_cmd->parsed();
   serve_opts.http_port_required = http_port_opt->count() > 0;
 
