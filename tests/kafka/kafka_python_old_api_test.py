@@ -55,9 +55,8 @@ def wait_for(what, pred, timeout=30):
 
 def create_topic(bootstrap, topic):
     """With the current protocol (confluent-kafka): not what is checked."""
-    f = AdminClient({"bootstrap.servers": bootstrap}).create_topics(
-        [NewTopic(topic, PARTITIONS, 3)])
-    f[topic].result(20)
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic(topic, PARTITIONS, 3)])[topic].result(20)
 
 
 def producer(bootstrap, **kw):

@@ -54,7 +54,9 @@ cleanup() {
       tail -n 15 "$f"
     done
     troupe_show_log
-    grep -E "cannot serve|not served" "$troupe_log" | sort | uniq -c | head || true
+    echo "--- requests troupe refused (count)"
+    grep -E "cannot serve" "$troupe_log" | sed 's/^.*cannot serve/cannot serve/' |
+      sort | uniq -c | head || true
   fi
   rm -rf "$dir"
 }
@@ -75,9 +77,8 @@ troupe_wait_ready "$port" $((port + 1)) $((port + 2))
 import sys
 from confluent_kafka.admin import AdminClient, NewTopic
 broker, topic, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-f = AdminClient({"bootstrap.servers": broker}).create_topics(
-    [NewTopic(topic, n, 3)])
-f[topic].result(20)
+admin = AdminClient({"bootstrap.servers": broker})
+admin.create_topics([NewTopic(topic, n, 3)])[topic].result(20)
 EOF
 
 old=(-X api.version.request=false -X "broker.version.fallback=$fallback")
