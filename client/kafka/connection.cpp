@@ -307,7 +307,7 @@ int32_t connection::send(wire::api_key key, int16_t version,
   header.correlation_id = next_correlation_++;
   header.client_id = cfg_.client_id;
   wire::encode_request_header(out, header);
-  out.bytes(body.data(), body.size());
+  frame.insert(frame.end(), body.begin(), body.end()); // the body as is
   out.end_frame(mark);
   if (!out.ok())
     fail("cannot frame request: " + out.error());
