@@ -35,6 +35,18 @@ void push_to_brokers(controller_ptr self, const leadership_update& update) {
       self->send(caf::actor_cast<broker_actor>(b.handle), update);
 }
 
+/// Every broker learns of changed partitions (new ones, new leaders).
+void push_changes(controller_ptr self,
+                  const std::vector<partition_change>& changes) {
+  if (changes.empty())
+    return;
+  leadership_update update;
+  for (auto& c : changes)
+    update.partitions.push_back(
+      {c.partition.topic, to_message(c.partition.partition, c.state)});
+  push_to_brokers(self, update);
+}
+
 /// Every broker learns the topic's overrides (per-topic configs) and
 /// applies them to its replicas of it.
 void push_configs(controller_ptr self, const std::string& topic) {
@@ -225,16 +237,30 @@ controller(controller_ptr self, cluster_config config,
     [self](cluster_peers& peers) {
       self->state.brokers = std::move(peers.brokers);
     },
-    [](create_partitions_request& req) -> create_partitions_response {
-    // Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
-      create_partitions_response res;
-      for (auto& t : req.topics)
-        res.results.push_back({t.topic, error_code::unsupported_version, ""});
+    // The new partitions and the elected leaders are stored before the
+    // answer and reach every broker as a leadership change: the replicas
+    // open (or change role), the group service follows __consumer_offsets'
+    // leaders, and each broker's consumer group coordinators hear of the
+    // new partition counts (broker.cpp announce_topics).
+    [self](create_partitions_request& req) {
+      auto& st = self->state;
+      std::vector<partition_change> created;
+      auto res = create_partitions(st.metadata, req, created);
+      if (!created.empty()) {
+        persist(st);
+        push_changes(self, created);
+      }
       return res;
     },
-    [](elect_leaders_request&) -> elect_leaders_response {
-    // Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
-      return {error_code::unsupported_version, {}};
+    [self](elect_leaders_request& req) {
+      auto& st = self->state;
+      std::vector<partition_change> elected;
+      auto res = elect_leaders(st.metadata, req, elected);
+      if (!elected.empty()) {
+        persist(st);
+        push_changes(self, elected);
+      }
+      return res;
     },
     [self](delete_topics_request& req) {
       auto& st = self->state;
@@ -264,13 +290,7 @@ controller(controller_ptr self, cluster_config config,
         // Stored before it is answered; the brokers apply it as they hear.
         persist(st);
         push_configs(self, req.topic);
-        if (!elected.empty()) {
-          leadership_update moved;
-          for (auto& c : elected)
-            moved.partitions.push_back(
-              {c.partition.topic, to_message(c.partition.partition, c.state)});
-          push_to_brokers(self, moved);
-        }
+        push_changes(self, elected);
       }
       return res;
     },

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <caf/all.hpp>
@@ -267,15 +268,19 @@ error_code for_each_batch(managed_log& m, Visit visit) {
 /// Kafka keeps a time index for this).
 list_offsets_response offset_for_time(managed_log& m, int64_t timestamp) {
   list_offsets_response found{error_code::none, -1, -1};
+  // Records below the log start offset (DeleteRecords) are not answered,
+  // as Kafka's findOffsetByTimestamp(timestamp, logStartOffset).
+  auto start = m.log->log_start_offset();
   auto e = for_each_batch(m, [&](const batch_view& b) {
       auto& h = b.header;
-      if (h.max_timestamp < timestamp)
+      if (h.max_timestamp < timestamp || b.last_offset() < start)
         return true;
       auto epoch = h.partition_leader_epoch;
-      found = {error_code::none, h.max_timestamp, h.base_offset, epoch};
+      found = {error_code::none, h.max_timestamp,
+               std::max(h.base_offset, start), epoch};
       if (auto records = b.records())
         for (auto& rec : *records)
-          if (rec.timestamp >= timestamp) {
+          if (rec.timestamp >= timestamp && rec.offset >= start) {
             found = {error_code::none, rec.timestamp, rec.offset, epoch};
             break;
           }
@@ -438,6 +443,35 @@ void run_cleaner(log_manager_ptr self) {
     self->send(self, log_cleaner_tick{});
 }
 
+/// Kafka's ReplicaManager.describeLogDirs for the broker's one log
+/// directory: its partitions (those asked for, or all), each with the bytes
+/// of its segments; the file system's size and space left (statvfs, as
+/// Java's FileStore); KAFKA_STORAGE_ERROR when it cannot be read.
+describe_log_dirs_response describe_log_dirs(log_manager_ptr self,
+                                             const describe_log_dirs_request& req) {
+  auto& st = self->state;
+  log_dir_description d;
+  std::error_code ec;
+  auto absolute = std::filesystem::absolute(st.dir, ec);
+  d.path = ec ? st.dir : absolute.lexically_normal().string();
+  struct statvfs fs;
+  if (::statvfs(st.dir.c_str(), &fs) != 0) {
+    d.error = error_code::kafka_storage_error;
+    return describe_log_dirs_response{{std::move(d)}};
+  }
+  d.total_bytes = static_cast<int64_t>(fs.f_blocks) * fs.f_frsize;
+  d.usable_bytes = static_cast<int64_t>(fs.f_bavail) * fs.f_frsize;
+  for (auto& [tp, m] : st.logs) {
+    if (!req.all
+        && std::find(req.partitions.begin(), req.partitions.end(), tp)
+             == req.partitions.end())
+      continue;
+    d.partitions.push_back(
+      {tp, static_cast<int64_t>(m.log->size_in_bytes()), 0});
+  }
+  return describe_log_dirs_response{{std::move(d)}};
+}
+
 } // namespace
 
 log_manager_actor::behavior_type
@@ -546,9 +580,38 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
         return offset_of_max_timestamp(*m);
       return offset_for_time(*m, req.timestamp);
     },
-    [](describe_log_dirs_request&) -> describe_log_dirs_response {
-    // Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
-      return {};
+    [self](describe_log_dirs_request& req) {
+      return describe_log_dirs(self, req);
+    },
+    [self](delete_records_request& req) {
+      // The replica checked the offset against its high watermark (or it
+      // follows its leader's log start); cleanup.policy is the log's.
+      auto m = log_for(self, req.partition);
+      if (!m)
+        return delete_records_response{error_code::kafka_storage_error, -1};
+      auto& log = *m->log;
+      if (!log.config().delete_policy)
+        return delete_records_response{error_code::policy_violation, -1};
+      if (req.offset < 0) // the check alone
+        return delete_records_response{error_code::none,
+                                       log.log_start_offset()};
+      auto before = log.log_end_offset();
+      if (auto e = log.increment_log_start_offset(req.offset);
+          e != error_code::none) {
+        spdlog::error("log_manager: cannot move the log start of {} to {}: {}",
+                      to_string(req.partition), req.offset, log.last_error());
+        return delete_records_response{e, -1};
+      }
+      if (log.log_end_offset() != before) {
+        // Started again past its end (Kafka's truncateFullyAndStartAt
+        // clears the epoch cache).
+        update_epochs(*m, [](auto& c) { c = leader_epoch_cache{}; });
+        after_truncation(*m);
+      }
+      update_epochs(*m, [&](auto& c) {
+          c.truncate_from_start(log.log_start_offset());
+        });
+      return delete_records_response{error_code::none, log.log_start_offset()};
     },
     [self](log_delete_request& req) {
       auto& st = self->state;

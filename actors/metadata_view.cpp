@@ -1,6 +1,9 @@
 #include "actors/metadata_view.hpp"
 
+#include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -121,6 +124,172 @@ alter_topic_configs(cluster_metadata& m, const cluster_config& config,
         *elected = std::move(changes);
     }
   }
+  return res;
+}
+
+namespace {
+
+std::string joined(const std::vector<int32_t>& xs) {
+  std::string out;
+  for (auto x : xs)
+    out += (out.empty() ? "" : ", ") + std::to_string(x);
+  return out;
+}
+
+/// One topic of CreatePartitions: the replicas of its new partitions, or
+/// the error in Kafka's words.
+create_partitions_result grow(const cluster_metadata& m,
+                              const new_partitions& t,
+                              std::vector<std::vector<int32_t>>& replicas) {
+  auto i = m.topics().find(t.topic);
+  if (i == m.topics().end())
+    return {t.topic, error_code::unknown_topic_or_partition,
+            "The topic '" + t.topic + "' does not exist."};
+  auto current = static_cast<int32_t>(i->second.size());
+  auto increment = t.count - current;
+  if (increment < 0)
+    return {t.topic, error_code::invalid_partitions,
+            "Topic currently has " + std::to_string(current)
+              + " partitions, which is higher than the requested "
+              + std::to_string(t.count) + "."};
+  if (increment == 0)
+    return {t.topic, error_code::invalid_partitions,
+            "Topic already has " + std::to_string(current) + " partitions."};
+  auto brokers = m.live_brokers();
+  auto rf = i->second.empty()
+              ? 0
+              : static_cast<int32_t>(i->second.front().replicas.size());
+  if (t.assignments.empty()) {
+    if (rf > static_cast<int32_t>(brokers.size()))
+      return {t.topic, error_code::invalid_replication_factor,
+              "Replication factor: " + std::to_string(rf)
+                + " larger than available brokers: "
+                + std::to_string(brokers.size()) + "."};
+    replicas = m.assign_new_partitions(t.topic, increment);
+    return {t.topic, error_code::none, {}};
+  }
+  auto known = [&](int32_t id) {
+    return std::find(brokers.begin(), brokers.end(), id) != brokers.end();
+  };
+  std::vector<int32_t> unknown;
+  for (auto& a : t.assignments)
+    for (auto id : a)
+      if (!known(id)
+          && std::find(unknown.begin(), unknown.end(), id) == unknown.end())
+        unknown.push_back(id);
+  if (!unknown.empty())
+    return {t.topic, error_code::invalid_replica_assignment,
+            "Unknown broker(s) in replica assignment: " + joined(unknown)
+              + "."};
+  if (static_cast<int32_t>(t.assignments.size()) != increment)
+    return {t.topic, error_code::invalid_replica_assignment,
+            "Increasing the number of partitions by "
+              + std::to_string(increment) + " but "
+              + std::to_string(t.assignments.size())
+              + " assignments provided."};
+  // validateReplicaAssignment, partition by partition.
+  std::vector<int32_t> bad_partitions;
+  std::vector<int32_t> bad_factors;
+  for (size_t j = 0; j < t.assignments.size(); ++j) {
+    auto& a = t.assignments[j];
+    auto id = current + static_cast<int32_t>(j);
+    if (a.empty())
+      return {t.topic, error_code::invalid_replica_assignment,
+              "Cannot have replication factor of 0 for partition id "
+                + std::to_string(id) + "."};
+    if (std::set<int32_t>(a.begin(), a.end()).size() != a.size())
+      return {t.topic, error_code::invalid_replica_assignment,
+              "Duplicate brokers not allowed in replica assignment: "
+                + joined(a) + " for partition id " + std::to_string(id)
+                + "."};
+    if (static_cast<int32_t>(a.size()) != rf) {
+      bad_partitions.push_back(id);
+      bad_factors.push_back(static_cast<int32_t>(a.size()));
+    }
+  }
+  if (!bad_partitions.empty())
+    return {t.topic, error_code::invalid_replica_assignment,
+            "Inconsistent replication factor between partitions, partition 0 "
+            "has "
+              + std::to_string(rf) + " while partitions ["
+              + joined(bad_partitions) + "] have replication factors ["
+              + joined(bad_factors) + "], respectively."};
+  replicas = t.assignments;
+  return {t.topic, error_code::none, {}};
+}
+
+std::string strategy_of(int8_t election_type) {
+  return election_type == 0 ? "PreferredReplicaPartitionLeaderElectionStrategy"
+                            : "OfflinePartitionLeaderElectionStrategy(true)";
+}
+
+} // namespace
+
+create_partitions_response
+create_partitions(cluster_metadata& m, const create_partitions_request& req,
+                  std::vector<partition_change>& created) {
+  create_partitions_response res;
+  std::map<std::string, int> mentions;
+  for (auto& t : req.topics)
+    ++mentions[t.topic];
+  std::set<std::string> answered;
+  for (auto& t : req.topics) {
+    if (!answered.insert(t.topic).second)
+      continue;
+    if (mentions[t.topic] > 1) {
+      res.results.push_back({t.topic, error_code::invalid_request,
+                             "Duplicate topic in request."});
+      continue;
+    }
+    std::vector<std::vector<int32_t>> replicas;
+    auto r = grow(m, t, replicas);
+    if (r.error == error_code::none && !req.validate_only) {
+      spdlog::info("controller: topic {} grows to {} partitions", t.topic,
+                   t.count);
+      auto added = m.add_partitions(t.topic, replicas);
+      created.insert(created.end(), added.begin(), added.end());
+    }
+    res.results.push_back(std::move(r));
+  }
+  return res;
+}
+
+elect_leaders_response elect_leaders(cluster_metadata& m,
+                                     const elect_leaders_request& req,
+                                     std::vector<partition_change>& elected) {
+  elect_leaders_response res;
+  if (req.election_type != 0 && req.election_type != 1) {
+    res.error = error_code::invalid_request;
+    return res;
+  }
+  std::vector<topic_partition> wanted;
+  if (req.all_partitions) {
+    for (auto& [topic, partitions] : m.topics())
+      for (size_t p = 0; p < partitions.size(); ++p)
+        wanted.push_back({topic, static_cast<int32_t>(p)});
+  } else {
+    std::set<topic_partition> seen;
+    for (auto& tp : req.partitions)
+      if (seen.insert(tp).second)
+        wanted.push_back(tp);
+  }
+  for (auto& tp : wanted) {
+    auto e = req.election_type == 0 ? m.elect_preferred(tp, elected)
+                                    : m.elect_unclean(tp, elected);
+    if (e == error_code::election_not_needed && req.all_partitions)
+      continue;
+    elected_leader r{tp, e, {}};
+    if (e == error_code::unknown_topic_or_partition)
+      r.message = "The partition does not exist.";
+    else if (e == error_code::preferred_leader_not_available
+             || e == error_code::eligible_leaders_not_available)
+      r.message = "Failed to elect leader for partition " + to_string(tp)
+                  + " under strategy " + strategy_of(req.election_type);
+    res.results.push_back(std::move(r));
+  }
+  if (!elected.empty())
+    spdlog::info("controller: {} partitions elected a new leader",
+                 elected.size());
   return res;
 }
 

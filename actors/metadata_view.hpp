@@ -45,4 +45,24 @@ alter_topic_configs(cluster_metadata& m, const cluster_config& config,
                     const alter_topic_configs_request& req,
                     std::vector<partition_change>* elected = nullptr);
 
+/// CreatePartitions (ZkAdminManager.createPartitions with
+/// AdminZkClient.createNewPartitionsAssignment and
+/// validateReplicaAssignment, in that order, with Kafka's messages): one
+/// result per topic name in the order of its first mention; a name given
+/// twice gets INVALID_REQUEST "Duplicate topic in request." once. Unless
+/// `req.validate_only`, `m` gets the new partitions (placed as a new
+/// topic's, or as assigned) and `created` their states.
+create_partitions_response
+create_partitions(cluster_metadata& m, const create_partitions_request& req,
+                  std::vector<partition_change>& created);
+
+/// ElectLeaders (KafkaController.processReplicaLeaderElection): PREFERRED
+/// or UNCLEAN per partition, with Kafka's answers; `all_partitions` covers
+/// every partition and leaves out those that needed no election (KafkaApis
+/// .handleElectLeaders). A partition named twice is elected once. The
+/// elected partitions change in `m` and go to `elected`.
+elect_leaders_response elect_leaders(cluster_metadata& m,
+                                     const elect_leaders_request& req,
+                                     std::vector<partition_change>& elected);
+
 } // namespace troupe

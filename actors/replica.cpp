@@ -102,6 +102,10 @@ void reset_role(replica_ptr self) {
     p.promise.deliver(
       produce_response{error_code::not_leader_or_follower, -1, -1, {}});
   st.parked_produces.clear();
+  for (auto& [id, d] : st.deletions)
+    d.promise.deliver(
+      delete_records_response{error_code::not_leader_or_follower, -1});
+  st.deletions.clear();
   st.producers_loading = false;
   st.leader.reset();
   st.alter_isr_in_flight = false;
@@ -333,6 +337,19 @@ void after_leader_change(replica_ptr self) {
     i->second.promise.deliver(
       produce_response{c.error, base, st.log_start_offset});
     st.produces.erase(i);
+  }
+  // Kafka's DelayedDeleteRecords.tryComplete: done once the low watermark
+  // reaches the offset.
+  if (!st.deletions.empty()) {
+    auto low = L.low_watermark(st.log_start_offset);
+    for (auto i = st.deletions.begin(); i != st.deletions.end();) {
+      if (low >= i->second.required_offset) {
+        i->second.promise.deliver(delete_records_response{error_code::none, low});
+        i = st.deletions.erase(i);
+      } else {
+        ++i;
+      }
+    }
   }
   if (L.proposed_isr() && !st.alter_isr_in_flight)
     send_alter_isr(self);
@@ -609,6 +626,7 @@ caf::result<fetch_response> fetch(replica_ptr self, fetch_request& req) {
         || req.replica_id == st.broker_id)
       return fetch_answer(st, error_code::not_leader_or_follower);
     st.leader->on_follower_fetch(req.replica_id, req.offset, now_ms(self));
+    st.leader->on_follower_log_start(req.replica_id, req.log_start_offset);
     after_leader_change(self);
   } else {
     metrics().record_fetches++;
@@ -627,7 +645,144 @@ caf::result<fetch_response> fetch(replica_ptr self, fetch_request& req) {
   return rp;
 }
 
+// -- DeleteRecords -----------------------------------------------------------------
+
+/// Kafka's internal topics (Topic.isInternal), whose records DeleteRecords
+/// refuses to delete.
+bool internal_topic(const std::string& topic) {
+  return topic == "__consumer_offsets" || topic == "__transaction_state";
+}
+
+/// The leader moved its own log start offset: answered now if the low
+/// watermark is there already, else parked until the followers follow.
+void park_deletion(replica_ptr self, int64_t offset, int32_t timeout_ms,
+                   caf::typed_response_promise<delete_records_response> rp) {
+  auto& st = self->state;
+  auto low = st.leader->low_watermark(st.log_start_offset);
+  if (low >= offset) {
+    rp.deliver(delete_records_response{error_code::none, low});
+    return;
+  }
+  auto id = st.next_id++;
+  st.deletions.emplace(id, replica_state::waiting_deletion{rp, offset, low});
+  self->delayed_send(self, ms(std::max(0, timeout_ms)), produce_timeout{id});
+}
+
+/// Kafka's ReplicaManager.deleteRecords and Partition.deleteRecordsOnLeader:
+/// internal topics refused, then leadership, cleanup.policy (the log's,
+/// asked first), the offset (-1: the high watermark; never above it); the
+/// log start offset moves and the answer waits for the low watermark.
+caf::result<delete_records_response>
+delete_records(replica_ptr self, const delete_records_request& req) {
+  auto& st = self->state;
+  if (internal_topic(st.partition.topic))
+    return delete_records_response{error_code::invalid_topic_exception, -1};
+  if (st.current != role::leader)
+    return delete_records_response{error_code::not_leader_or_follower, -1};
+  auto rp = self->make_response_promise<delete_records_response>();
+  auto epoch = st.role_epoch;
+  auto offset = req.offset == -1 ? st.high_watermark : req.offset;
+  auto timeout = req.timeout_ms;
+  auto failed = [rp](caf::error& err) mutable { rp.deliver(std::move(err)); };
+  // The check alone (offset -1 to the log manager): the topic's policy.
+  self->request(st.log, caf::infinite, delete_records_request{st.partition, -1, 0})
+    .then(
+      [self, rp, epoch, offset, timeout, failed](delete_records_response& c) mutable {
+        auto& st = self->state;
+        if (stale(self, epoch))
+          { rp.deliver(delete_records_response{error_code::not_leader_or_follower, -1}); return; }
+        if (c.error != error_code::none)
+          { rp.deliver(delete_records_response{c.error, -1}); return; }
+        if (offset < 0 || offset > st.high_watermark)
+          { rp.deliver(delete_records_response{error_code::offset_out_of_range, -1}); return; }
+        self
+          ->request(st.log, caf::infinite,
+                    delete_records_request{st.partition, offset, 0})
+          .then(
+            [self, rp, epoch, offset, timeout](delete_records_response& r) mutable {
+              auto& st = self->state;
+              if (r.error != error_code::none)
+                { rp.deliver(delete_records_response{r.error, -1}); return; }
+              st.log_start_offset = std::max(st.log_start_offset, r.low_watermark);
+              if (stale(self, epoch))
+                { rp.deliver(delete_records_response{error_code::not_leader_or_follower, -1}); return; }
+              spdlog::info("replica {} on broker {}: log start offset {} "
+                           "(DeleteRecords)",
+                           to_string(st.partition), st.broker_id,
+                           st.log_start_offset);
+              park_deletion(self, offset, timeout, rp);
+            },
+            failed);
+      },
+      failed);
+  return rp;
+}
+
 // -- follower ----------------------------------------------------------------------
+
+/// Kafka's follower maybeIncrementLogStartOffset: the leader's log start
+/// offset, up to this replica's high watermark, becomes its own before the
+/// next fetch tells the leader.
+void follow_log_start(replica_ptr self, uint64_t epoch, int64_t leader_start) {
+  auto& st = self->state;
+  auto target = std::min(leader_start, st.high_watermark);
+  if (target <= st.log_start_offset) {
+    fetch_from_leader(self);
+    return;
+  }
+  st.fetching = true;
+  self
+    ->request(st.log, caf::infinite,
+              delete_records_request{st.partition, target, 0})
+    .then(
+      [self, epoch](delete_records_response& r) {
+        if (stale(self, epoch))
+          return;
+        auto& st = self->state;
+        st.fetching = false;
+        if (r.error == error_code::none)
+          st.log_start_offset = std::max(st.log_start_offset, r.low_watermark);
+        else
+          spdlog::error("replica {} on broker {}: log start not moved: {}",
+                        to_string(st.partition), st.broker_id,
+                        to_string(r.error));
+        fetch_from_leader(self);
+      },
+      [self, epoch](caf::error&) { retry_later(self, epoch); });
+}
+
+/// Kafka's fetchOffsetAndTruncate when the leader's log starts past this
+/// replica's end (DeleteRecords or retention while it was away):
+/// truncateFullyAndStartAt the leader's log start offset.
+void start_at_leader_start(replica_ptr self, uint64_t epoch,
+                           int64_t leader_start) {
+  auto& st = self->state;
+  st.fetching = true;
+  self
+    ->request(st.log, caf::infinite,
+              delete_records_request{st.partition, leader_start, 0})
+    .then(
+      [self, epoch](delete_records_response& r) {
+        if (stale(self, epoch))
+          return;
+        auto& st = self->state;
+        st.fetching = false;
+        if (r.error != error_code::none) {
+          st.truncated = false;
+          retry_later(self, epoch);
+          return;
+        }
+        spdlog::info("replica {} on broker {}: log starts again at the "
+                     "leader's log start offset {}",
+                     to_string(st.partition), st.broker_id, r.low_watermark);
+        st.log_start_offset = st.log_end_offset = r.low_watermark;
+        st.high_watermark = r.low_watermark;
+        st.latest_epoch = -1;
+        st.producers_current = false;
+        fetch_from_leader(self);
+      },
+      [self, epoch](caf::error&) { retry_later(self, epoch); });
+}
 
 /// The highest partition leader epoch among the batches.
 int32_t max_epoch_in(const bytes& records, int32_t floor) {
@@ -654,7 +809,8 @@ void fetch_from_leader(replica_ptr self) {
                     st.fetch.max_bytes,
                     st.fetch.wait_max_ms,
                     1,
-                    st.metadata->leader_epoch};
+                    st.metadata->leader_epoch,
+                    st.log_start_offset};
   self->request(leader, ms(st.fetch.wait_max_ms) + cluster_request_timeout, req)
     .then(
       [self, epoch, id, backoff](fetch_response& r) {
@@ -662,6 +818,11 @@ void fetch_from_leader(replica_ptr self) {
           return;
         auto& st = self->state;
         st.fetching = false;
+        if (r.error == error_code::offset_out_of_range
+            && r.log_start_offset > st.log_end_offset) {
+          start_at_leader_start(self, epoch, r.log_start_offset);
+          return;
+        }
         if (r.error != error_code::none) {
           if (r.error == error_code::offset_out_of_range)
             st.truncated = false; // find the divergence again
@@ -669,10 +830,11 @@ void fetch_from_leader(replica_ptr self) {
           return;
         }
         auto leader_hw = r.high_watermark;
+        auto leader_start = r.log_start_offset;
         if (r.records.empty()) {
           st.high_watermark =
             std::max(st.high_watermark, std::min(leader_hw, st.log_end_offset));
-          fetch_from_leader(self);
+          follow_log_start(self, epoch, leader_start);
           return;
         }
         st.fetching = true;
@@ -686,7 +848,7 @@ void fetch_from_leader(replica_ptr self) {
                                   st.high_watermark};
         self->request(st.log, caf::infinite, std::move(append))
           .then(
-            [self, epoch, backoff, leader_hw, next_epoch,
+            [self, epoch, backoff, leader_hw, leader_start, next_epoch,
              copies = std::move(copies)](log_append_response& a) {
               if (stale(self, epoch))
                 return;
@@ -708,7 +870,7 @@ void fetch_from_leader(replica_ptr self) {
               st.latest_epoch = next_epoch;
               st.high_watermark = std::max(
                 st.high_watermark, std::min(leader_hw, st.log_end_offset));
-              fetch_from_leader(self);
+              follow_log_start(self, epoch, leader_start);
             },
             [backoff](caf::error&) { backoff(); });
       },
@@ -873,6 +1035,14 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
     },
     [self](produce_timeout& t) {
       auto& st = self->state;
+      if (auto d = st.deletions.find(t.id); d != st.deletions.end()) {
+        // Kafka's DelayedDeleteRecords expired: REQUEST_TIMED_OUT with the
+        // low watermark of the leader's own deletion.
+        d->second.promise.deliver(delete_records_response{
+          error_code::request_timed_out, d->second.low_watermark});
+        st.deletions.erase(d);
+        return;
+      }
       auto i = st.produces.find(t.id);
       if (i == st.produces.end() || !st.leader
           || !st.leader->expire_pending(t.id))
@@ -912,10 +1082,7 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
       else
         fetch_from_leader(self);
     },
-    [](delete_records_request&) -> delete_records_response {
-    // Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
-      return {error_code::unsupported_version, -1};
-    },
+    [self](delete_records_request& req) { return delete_records(self, req); },
     [self](replica_config& c) {
       // The topic's configs changed (per-topic configs): the next produce
       // is checked against them, and a leader's ISR against the new

@@ -42,6 +42,15 @@ struct replica_state {
     fetch_request request;
   };
 
+  /// A DeleteRecords whose offset the low watermark has not reached yet
+  /// (Kafka's DelayedDeleteRecords).
+  struct waiting_deletion {
+    caf::typed_response_promise<delete_records_response> promise;
+    int64_t required_offset = 0;
+    /// The low watermark when it was parked: the answer at its timeout.
+    int64_t low_watermark = -1;
+  };
+
   /// A produce with a producer id that waits for the producer state: its
   /// replay from the log, or the append of the batch it retries.
   struct parked_produce {
@@ -77,6 +86,8 @@ struct replica_state {
   /// Produces whose append the log manager has not confirmed yet.
   std::map<uint64_t, caf::typed_response_promise<produce_response>> appending;
   std::map<uint64_t, parked_fetch> fetches;
+  /// Their timers are produce_timeout, in the same id space.
+  std::map<uint64_t, waiting_deletion> deletions;
   bool alter_isr_in_flight = false;
   /// A follower's fetch is out (one at a time, like a fetcher thread).
   bool fetching = false;

@@ -40,22 +40,29 @@ void on_signal(int) {
   stop_requested = true;
 }
 
-/// The dashboard's files: --web-root, else ./web, else web/ next to the
-/// directory holding the executable (a build dir inside the repo).
-std::string find_web_root(const std::string& given) {
+/// Where the dashboard's files come from, and why (said in the start line).
+struct web_root_choice {
+  std::string path;
+  const char* source = "";
+};
+
+/// The dashboard's files: --web-root if given; else the installed copy,
+/// `<dir of the executable>/../share/troupe/web` (cmake --install, the
+/// Debian package); else the source tree's web/ (a binary in the build
+/// tree). Both paths come from packaging/packaging.cmake.
+web_root_choice find_web_root(const std::string& given) {
   namespace fs = std::filesystem;
   if (!given.empty())
-    return given;
-  if (fs::exists("web/index.html"))
-    return "web";
+    return {given, "--web-root"};
   std::error_code ec;
   auto exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    auto candidate = exe.parent_path().parent_path() / "web";
-    if (fs::exists(candidate / "index.html"))
-      return candidate.string();
+    auto installed =
+      (exe.parent_path() / TROUPE_WEB_FROM_BINDIR).lexically_normal();
+    if (fs::exists(installed / "index.html", ec))
+      return {installed.string(), "installed"};
   }
-  return "web";
+  return {TROUPE_SOURCE_WEB_DIR, "source tree"};
 }
 
 /// A node whose log directory cannot be written must not join a cluster:
@@ -202,6 +209,7 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
   }
   kafka_listener listener{sys, kc};
   std::unique_ptr<http_server> http;
+  web_root_choice web;
   auto stop_all = [&] {
     if (http)
       http->stop();
@@ -223,7 +231,8 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
       hc.body_limit = options.http_body_limit;
       hc.idle_timeout = std::chrono::milliseconds(options.http_idle_timeout_ms);
       hc.threads = options.http_threads;
-      hc.web_root = find_web_root(options.web_root);
+      web = find_web_root(options.web_root);
+      hc.web_root = web.path;
       hc.ssl_enabled = config.security.http_ssl_enabled;
       hc.ssl = config.security.http_ssl;
       http = std::make_unique<http_server>(hc, api);
@@ -247,13 +256,18 @@ int run_node(caf::actor_system& sys, const cluster_config& given,
       config.zookeeper.broker_id, config.zookeeper.connect.c_str(),
       config.advertised_host.c_str(), config.base_port,
       config.zookeeper.cluster_port,
-      http ? (", HTTP on " + std::to_string(options.http_port)).c_str() : "");
+      http ? (", HTTP on " + std::to_string(options.http_port)
+              + ", dashboard files from " + web.path + " (" + web.source + ")")
+               .c_str()
+           : "");
   else if (http)
     std::printf("troupe: dashboard and REST/WebSocket API on "
-                "%s://%s:%d/ ; Kafka listeners on %d..%d\n",
+                "%s://%s:%d/ ; Kafka listeners on %d..%d ; dashboard files "
+                "from %s (%s)\n",
                 config.security.http_ssl_enabled ? "https" : "http",
                 config.advertised_host.c_str(), options.http_port,
-                config.base_port, config.base_port + config.brokers - 1);
+                config.base_port, config.base_port + config.brokers - 1,
+                web.path.c_str(), web.source);
   else
     // The ready line tests wait for: printed only once every listener is
     // bound, so no other process can be the one answering on these ports.

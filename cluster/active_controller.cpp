@@ -229,18 +229,28 @@ void active_controller::write(cluster_metadata working,
       ops.push_back(std::move(note));
     }
   }
-  // New topics: Kafka's TopicZNode, then a state znode per partition.
-  std::set<std::string> created;
+  // New topics: Kafka's TopicZNode, then a state znode per partition. A
+  // topic that grew (CreatePartitions) gets its whole assignment set again,
+  // as AdminZkClient.createPartitionsWithAssignment writes it.
+  std::set<std::string> assigned;
   for (auto& tp : changed) {
-    if (metadata_.has_topic(tp.topic) || !created.insert(tp.topic).second)
+    if (!assigned.insert(tp.topic).second)
+      continue;
+    bool exists = metadata_.has_topic(tp.topic);
+    auto& parts = working.topics().at(tp.topic);
+    if (exists && metadata_.topics().at(tp.topic).size() >= parts.size())
       continue;
     zk::topic_assignment a;
     if (auto id = working.topic_id(tp.topic); !id.is_zero())
       a.topic_id = id;
-    auto& parts = working.topics().at(tp.topic);
     for (size_t p = 0; p < parts.size(); ++p)
       a.partitions[static_cast<int32_t>(p)].replicas = parts[p].replicas;
     auto& ops = group(tp.topic);
+    if (exists) {
+      ops.push_back(zop(kind::set, zk::topic_path(tp.topic),
+                        zk::encode_topic_assignment(a)));
+      continue;
+    }
     ops.push_back(zop(kind::create, zk::topic_path(tp.topic),
                       zk::encode_topic_assignment(a)));
     ops.push_back(zop(kind::create, zk::topic_partitions_path(tp.topic)));
@@ -465,6 +475,9 @@ void active_controller::finish_loading(std::shared_ptr<loading> l) {
     broadcast(); // even when nothing changed: a new controller epoch
     finish_op();
   });
+  // Deletions requested while no controller watched resume now (Kafka's
+  // TopicDeletionManager.init with the topics under /admin/delete_topics).
+  on_delete_topics();
   finish_op(); // the loading (start)
 }
 
@@ -718,6 +731,219 @@ void active_controller::reload_topic_config(std::string topic) {
 
 void active_controller::on_config_changes() {
   watch_config_changes(false);
+}
+
+// -- CreatePartitions, ElectLeaders ---------------------------------------------------
+
+caf::result<create_partitions_response>
+active_controller::create_partitions(create_partitions_request& req) {
+  auto rp = self_->make_response_promise<create_partitions_response>();
+  enqueue([this, rp, req](bool cancelled) mutable {
+    create_partitions_response res;
+    if (cancelled) {
+      for (auto& t : req.topics)
+        res.results.push_back({t.topic, error_code::not_controller,
+                               "The controller moved; retry."});
+      rp.deliver(std::move(res));
+      return;
+    }
+    auto working = metadata_;
+    std::vector<partition_change> created;
+    // A topic whose deletion is under way is not grown (KafkaApis
+    // .handleCreatePartitionsRequest, isTopicQueuedForDeletion).
+    create_partitions_request asked = req;
+    asked.topics.clear();
+    std::vector<create_partitions_result> queued;
+    for (auto& t : req.topics) {
+      if (deleting_.count(t.topic))
+        queued.push_back({t.topic, error_code::invalid_topic_exception,
+                          "The topic is queued for deletion."});
+      else
+        asked.topics.push_back(t);
+    }
+    res = troupe::create_partitions(working, asked, created);
+    res.results.insert(res.results.end(), queued.begin(), queued.end());
+    if (created.empty()) {
+      rp.deliver(std::move(res));
+      finish_op();
+      return;
+    }
+    commit(std::move(working),
+           [me = shared_from_this(), rp, res](error_code e) mutable {
+             if (e != error_code::none)
+               for (auto& r : res.results)
+                 if (r.error == error_code::none)
+                   r = {r.topic, e, "The controller moved; retry."};
+             rp.deliver(std::move(res));
+             me->finish_op();
+           });
+  });
+  return rp;
+}
+
+caf::result<elect_leaders_response>
+active_controller::elect_leaders(elect_leaders_request& req) {
+  auto rp = self_->make_response_promise<elect_leaders_response>();
+  enqueue([this, rp, req](bool cancelled) mutable {
+    elect_leaders_response res;
+    if (cancelled) {
+      res.error = error_code::not_controller;
+      rp.deliver(std::move(res));
+      return;
+    }
+    auto working = metadata_;
+    std::vector<partition_change> elected;
+    res = troupe::elect_leaders(working, req, elected);
+    // The new leaders go into each partition's state znode with its
+    // zkVersion (Kafka's PartitionStateMachine, zkClient.updateLeaderAndIsr),
+    // then to every node in the snapshot.
+    if (elected.empty()) {
+      rp.deliver(std::move(res));
+      finish_op();
+      return;
+    }
+    commit(std::move(working),
+           [me = shared_from_this(), rp, res](error_code e) mutable {
+             if (e != error_code::none)
+               for (auto& r : res.results)
+                 if (r.error == error_code::none) {
+                   r.error = e;
+                   r.message = "The controller moved; retry.";
+                 }
+             rp.deliver(std::move(res));
+             me->finish_op();
+           });
+  });
+  return rp;
+}
+
+// -- /admin/delete_topics (Kafka's TopicDeletionManager) ---------------------------------
+
+void active_controller::on_delete_topics() {
+  auto watch = zop(kind::children, std::string{zk::delete_topics_path});
+  watch.watch = true;
+  zk_ask(self_, std::move(watch), [me = shared_from_this()](zk_result& r) {
+    if (me->resigned_ || !is(r, zk_error::ok))
+      return;
+    for (auto& topic : r.children)
+      if (me->deleting_.insert(topic).second)
+        me->delete_topic(topic);
+  });
+}
+
+/// One topic's deletion, as an operation: its znodes (every partition's
+/// state, the partitions, /brokers/topics/<t>), its /config/topics/<t> and
+/// the /admin/delete_topics/<t> request go in one fenced multi (Kafka's
+/// completeDeleteTopic: deleteTopicZNode, deleteTopicConfigs,
+/// deleteTopicDeletions). Then every node hears of it in the snapshot and
+/// its broker stops and deletes its replicas (apply_snapshot). A request
+/// for a topic that does not exist is just removed.
+void active_controller::delete_topic(std::string topic) {
+  enqueue([this, topic](bool cancelled) {
+    if (cancelled)
+      return;
+    struct tree {
+      std::vector<std::string> leaves;  // state znodes and the like
+      std::vector<std::string> parents; // partition znodes
+      bool config = false;
+      size_t outstanding = 1;
+      bool failed = false;
+    };
+    auto t = std::make_shared<tree>();
+    auto me = shared_from_this();
+    auto done = [me, t, topic] {
+      if (--t->outstanding > 0)
+        return;
+      if (me->resigned_)
+        return;
+      if (t->failed) {
+        me->give_up("cannot read the znodes of a topic to delete");
+        return;
+      }
+      me->remove_topic_znodes(topic, t->leaves, t->parents, t->config);
+    };
+    if (!metadata_.has_topic(topic)) {
+      spdlog::info("controller: ignoring the deletion of unknown topic {}",
+                   topic);
+      remove_topic_znodes(topic, {}, {}, false);
+      return;
+    }
+    ++t->outstanding;
+    zk_ask(self_, zop(kind::exists, zk::topic_config_path(topic)),
+           [t, done](zk_result& r) {
+             t->config = is(r, zk_error::ok);
+             if (!t->config && !is(r, zk_error::no_node))
+               t->failed = true;
+             done();
+           });
+    auto partitions = zk::topic_partitions_path(topic);
+    ++t->outstanding;
+    zk_ask(self_, zop(kind::children, partitions),
+           [me, t, done, partitions](zk_result& r) {
+             if (!is(r, zk_error::ok)) {
+               if (!is(r, zk_error::no_node))
+                 t->failed = true;
+               done();
+               return;
+             }
+             t->parents.push_back(partitions);
+             for (auto& child : r.children) {
+               auto path = partitions + '/' + child;
+               t->parents.push_back(path);
+               ++t->outstanding;
+               zk_ask(me->self_, zop(kind::children, path),
+                      [t, done, path](zk_result& c) {
+                        if (is(c, zk_error::ok))
+                          for (auto& leaf : c.children)
+                            t->leaves.push_back(path + '/' + leaf);
+                        else if (!is(c, zk_error::no_node))
+                          t->failed = true;
+                        done();
+                      });
+             }
+             done();
+           });
+    done();
+  });
+}
+
+void active_controller::remove_topic_znodes(std::string topic,
+                                            std::vector<std::string> leaves,
+                                            std::vector<std::string> parents,
+                                            bool config) {
+  std::vector<zk_operation> ops;
+  ops.push_back(zop(kind::check, std::string{zk::controller_epoch_path}, {},
+                    epoch_zk_version_));
+  for (auto& path : leaves)
+    ops.push_back(zop(kind::remove, path));
+  // Children before parents: the partition znodes, then .../partitions.
+  for (auto i = parents.rbegin(); i != parents.rend(); ++i)
+    ops.push_back(zop(kind::remove, *i));
+  bool known = metadata_.has_topic(topic);
+  if (known)
+    ops.push_back(zop(kind::remove, zk::topic_path(topic)));
+  if (config)
+    ops.push_back(zop(kind::remove, zk::topic_config_path(topic)));
+  ops.push_back(zop(kind::remove, zk::delete_topic_path(topic)));
+  zk_multi(self_, std::move(ops),
+           [me = shared_from_this(), topic, known](zk_result& r) {
+             if (me->resigned_)
+               return;
+             me->deleting_.erase(topic);
+             if (!is(r, zk_error::ok)) {
+               spdlog::error("controller: the deletion of topic {} failed: {}",
+                             topic,
+                             cluster::to_string(static_cast<zk_error>(r.error)));
+               me->give_up("a topic deletion failed");
+               return;
+             }
+             if (known) {
+               spdlog::info("controller: deleted topic {}", topic);
+               me->metadata_.delete_topic(topic);
+               me->broadcast();
+             }
+             me->finish_op();
+           });
 }
 
 caf::result<allocate_producer_ids_response>

@@ -14,6 +14,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
+#include <vector>
 #include <string>
 
 #include <caf/result.hpp>
@@ -71,6 +73,24 @@ public:
   caf::result<allocate_producer_ids_response>
   allocate_producer_ids(allocate_producer_ids_request& req);
 
+  /// CreatePartitions: validated against the metadata (actors/
+  /// metadata_view.hpp create_partitions), the grown /brokers/topics/<t>
+  /// and the new partitions' state znodes written in one fenced multi,
+  /// then every node hears of them in the next snapshot (Kafka's
+  /// AdminZkClient.addPartitions and the controller's
+  /// onNewPartitionCreation, in one step).
+  caf::result<create_partitions_response>
+  create_partitions(create_partitions_request& req);
+
+  /// ElectLeaders: the new leaders written to the partitions' state
+  /// znodes with their zkVersions (Kafka's onReplicaElection).
+  caf::result<elect_leaders_response>
+  elect_leaders(elect_leaders_request& req);
+
+  /// /admin/delete_topics has new children (or the controllership just
+  /// began): each requested topic is deleted, one operation each.
+  void on_delete_topics();
+
 private:
   /// One controller operation; `cancelled` when the controllership ended
   /// before it ran (it answers NOT_CONTROLLER then).
@@ -106,6 +126,10 @@ private:
   void loaded_one(std::shared_ptr<loading> l);
   void finish_loading(std::shared_ptr<loading> l);
 
+  void delete_topic(std::string topic);
+  void remove_topic_znodes(std::string topic, std::vector<std::string> leaves,
+                           std::vector<std::string> parents, bool config);
+
   /// Resigns and runs the election again (node_agent::resign_and_retry).
   void give_up(const std::string& why);
 
@@ -127,6 +151,9 @@ private:
   /// The newest /config/changes sequence number seen (those at the start
   /// are already in /config/topics).
   int32_t last_config_change_ = -1;
+  /// Topics named under /admin/delete_topics whose deletion has not
+  /// finished (Kafka's topicsToBeDeleted).
+  std::set<std::string> deleting_;
 };
 
 } // namespace troupe

@@ -527,6 +527,9 @@ void on_watch(cluster_controller_ptr self, const zk_watch_event& e) {
   } else if (e.path == zk::config_changes_path) {
     if (auto active = st.active)
       active->on_config_changes();
+  } else if (e.path == zk::delete_topics_path) {
+    if (auto active = st.active)
+      active->on_delete_topics();
   } else if (e.path == zk::controller_path) {
     if (kind == watch_kind::deleted || kind == watch_kind::data_changed) {
       if (kind == watch_kind::deleted)
@@ -602,6 +605,141 @@ caf::result<Response> forward(cluster_controller_ptr self, Request req,
   return rp;
 }
 
+// -- DeleteTopics (Kafka's ZkAdminManager.deleteTopics) -----------------------------
+
+/// How long a DeleteTopics answer waits for its topics to leave the
+/// metadata (Kafka's DelayedDeleteTopics, with the admin client's default
+/// timeout of 30 s; a little less, so that the broker's answer arrives
+/// before the listener gives up).
+constexpr auto delete_topics_wait = std::chrono::milliseconds(25000);
+
+bool in_view(const cluster_controller_state& st, const std::string& topic) {
+  return std::any_of(st.view.topics.begin(), st.view.topics.end(),
+                     [&](auto& t) { return t.name == topic; });
+}
+
+/// The wait is over: what is still there timed out (REQUEST_TIMED_OUT,
+/// as DelayedDeleteTopics.onComplete answers it).
+void end_deletion_wait(cluster_controller_ptr self, uint64_t id) {
+  auto& st = self->state;
+  auto i = st.deletion_waits.find(id);
+  if (i == st.deletion_waits.end())
+    return;
+  auto w = std::move(i->second);
+  st.deletion_waits.erase(i);
+  for (auto& r : w.answer.topics)
+    if (r.error == error_code::none
+        && std::find(w.topics.begin(), w.topics.end(), r.name)
+             != w.topics.end()) {
+      r.error = error_code::request_timed_out;
+      r.message = std::string{error_message(r.error)};
+    }
+  w.promise.deliver(std::move(w.answer));
+}
+
+/// After each snapshot: waits whose topics are all gone are answered.
+void check_deletion_waits(cluster_controller_ptr self) {
+  auto& st = self->state;
+  for (auto i = st.deletion_waits.begin(); i != st.deletion_waits.end();) {
+    auto& w = i->second;
+    w.topics.erase(std::remove_if(w.topics.begin(), w.topics.end(),
+                                  [&](auto& t) { return !in_view(st, t); }),
+                   w.topics.end());
+    if (!w.topics.empty()) {
+      ++i;
+      continue;
+    }
+    w.promise.deliver(std::move(w.answer));
+    i = st.deletion_waits.erase(i);
+  }
+}
+
+/// Any node: each topic to delete gets /admin/delete_topics/<t> (Kafka's
+/// AdminZkClient.deleteTopic; already there is fine, the deletion is under
+/// way), the active controller's watch deletes it, and the answer waits
+/// until the topics left this node's metadata or the wait ends. Unknown
+/// topics: UNKNOWN_TOPIC_OR_PARTITION (KafkaApis, metadataCache.contains);
+/// troupe keeps __consumer_offsets (as the embedded controller does).
+caf::result<delete_topics_response>
+delete_topics(cluster_controller_ptr self, delete_topics_request& req) {
+  auto& st = self->state;
+  delete_topics_response res;
+  std::vector<size_t> asked;
+  for (auto& t : req.topics) {
+    deleted_topic r{t.name, t.topic_id, error_code::none, {}};
+    if (!t.name.empty() && !t.topic_id.is_zero()) {
+      r.error = error_code::invalid_request;
+      r.message = "You may not specify both topic name and topic id.";
+    } else if (t.name.empty() && t.topic_id.is_zero()) {
+      r.error = error_code::invalid_request;
+      r.message = "Neither topic name nor id were specified.";
+    } else {
+      if (r.name.empty())
+        for (auto& v : st.view.topics)
+          if (v.topic_id == t.topic_id)
+            r.name = v.name;
+      if (r.name.empty()) {
+        r.error = error_code::unknown_topic_id;
+        r.message = std::string{error_message(r.error)};
+      } else if (r.name == offsets_topic) {
+        r.error = error_code::invalid_request;
+        r.message = "Topic " + r.name + " is internal and cannot be deleted.";
+      } else if (!in_view(st, r.name)) {
+        r.error = error_code::unknown_topic_or_partition;
+        r.message = std::string{error_message(r.error)};
+      } else {
+        for (auto& v : st.view.topics)
+          if (v.name == r.name)
+            r.topic_id = v.topic_id;
+        asked.push_back(res.topics.size());
+      }
+    }
+    res.topics.push_back(std::move(r));
+  }
+  if (asked.empty())
+    return res;
+  auto rp = self->make_response_promise<delete_topics_response>();
+  struct pending {
+    delete_topics_response answer;
+    std::vector<size_t> asked;
+    size_t outstanding = 0;
+  };
+  auto p = std::make_shared<pending>();
+  p->answer = std::move(res);
+  p->asked = asked;
+  p->outstanding = asked.size();
+  for (auto j : asked) {
+    auto name = p->answer.topics[j].name;
+    zk_ask(self,
+           op(zk_operation::kind::create_recursive, zk::delete_topic_path(name)),
+           [self, rp, p, j, name](zk_result& r) mutable {
+             if (!is(r, zk_error::ok) && !is(r, zk_error::node_exists)) {
+               auto& d = p->answer.topics[j];
+               d.error = error_code::unknown_server_error;
+               d.message = "The deletion of " + name
+                           + " could not be written to ZooKeeper: "
+                           + std::string(cluster::to_string(static_cast<zk_error>(r.error)));
+             } else {
+               spdlog::info("cluster: topic {} marked for deletion", name);
+             }
+             if (--p->outstanding > 0)
+               return;
+             auto& st = self->state;
+             deletion_wait w{rp, std::move(p->answer), {}};
+             for (auto i : p->asked)
+               if (w.answer.topics[i].error == error_code::none)
+                 w.topics.push_back(w.answer.topics[i].name);
+             auto id = ++st.next_deletion_wait;
+             st.deletion_waits.emplace(id, std::move(w));
+             check_deletion_waits(self);
+             if (st.deletion_waits.count(id))
+               self->delayed_send(self, delete_topics_wait,
+                                  cluster_tick{tick::deletion_deadline, id, -1});
+           });
+  }
+  return rp;
+}
+
 // -- the two behaviors ----------------------------------------------------------------
 
 /// What a follower does with what only a controller serves: forwards it to
@@ -655,6 +793,26 @@ struct follower_role {
       return res;
     });
   }
+
+  caf::result<create_partitions_response>
+  create_partitions(cluster_controller_ptr self,
+                    create_partitions_request& req) const {
+    auto fallback = [names = req.topics] {
+      create_partitions_response res;
+      for (auto& t : names)
+        res.results.push_back({t.topic, error_code::not_controller,
+                               "No active controller is known."});
+      return res;
+    };
+    return forward<create_partitions_response>(self, std::move(req), fallback);
+  }
+
+  caf::result<elect_leaders_response>
+  elect_leaders(cluster_controller_ptr self, elect_leaders_request& req) const {
+    return forward<elect_leaders_response>(self, std::move(req), [] {
+      return elect_leaders_response{error_code::not_controller, {}};
+    });
+  }
 };
 
 /// The active controller's node hands it what only a controller serves.
@@ -687,6 +845,17 @@ struct active_role {
   alter_topic_configs(cluster_controller_ptr,
                       alter_topic_configs_request& req) const {
     return controller->alter_topic_configs(req);
+  }
+
+  caf::result<create_partitions_response>
+  create_partitions(cluster_controller_ptr,
+                    create_partitions_request& req) const {
+    return controller->create_partitions(req);
+  }
+
+  caf::result<elect_leaders_response>
+  elect_leaders(cluster_controller_ptr, elect_leaders_request& req) const {
+    return controller->elect_leaders(req);
   }
 };
 
@@ -725,6 +894,9 @@ void on_tick(cluster_controller_ptr self, const cluster_tick& t) {
         return;
       }
       lose_session(self, "no ZooKeeper for zookeeper.session.timeout.ms");
+      return;
+    case tick::deletion_deadline:
+      end_deletion_wait(self, t.epoch);
       return;
   }
 }
@@ -823,27 +995,16 @@ node_behavior(cluster_controller_ptr self, Role role) {
       -> caf::result<allocate_producer_ids_response> {
       return role.allocate_producer_ids(self, req);
     },
-    [](create_partitions_request& req) -> create_partitions_response {
-    // Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
-      create_partitions_response res;
-      for (auto& t : req.topics)
-        res.results.push_back({t.topic, error_code::unsupported_version, ""});
-      return res;
+    [self, role](create_partitions_request& req)
+      -> caf::result<create_partitions_response> {
+      return role.create_partitions(self, req);
     },
-    [](elect_leaders_request&) -> elect_leaders_response {
-    // Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
-      return {error_code::unsupported_version, {}};
+    [self, role](elect_leaders_request& req)
+      -> caf::result<elect_leaders_response> {
+      return role.elect_leaders(self, req);
     },
-    [](delete_topics_request& req) -> delete_topics_response {
-      // Kafka's ZooKeeper mode deletes through /admin/delete_topics and the
-      // controller's TopicDeletionManager; troupe's cluster nodes do not
-      // implement it yet, so they refuse it (the embedded node deletes).
-      delete_topics_response res;
-      for (auto& t : req.topics)
-        res.topics.push_back({t.name, t.topic_id, error_code::invalid_request,
-                              "topic deletion is not supported on a cluster of "
-                              "troupe nodes yet"});
-      return res;
+    [self](delete_topics_request& req) -> caf::result<delete_topics_response> {
+      return delete_topics(self, req);
     },
     [self, role](alter_isr_request& req) -> caf::result<alter_isr_response> {
       return role.alter_isr(self, req);
@@ -1023,9 +1184,19 @@ void apply_snapshot(cluster_controller_ptr self, cluster_snapshot s) {
         changes.partitions.push_back({t.name, p});
     }
   }
+  // Topics the controller deleted: the broker stops and deletes its
+  // replicas (Kafka's StopReplica with deletePartition).
+  topic_deletion gone;
+  for (auto& t : st.view.topics)
+    if (std::none_of(s.topics.begin(), s.topics.end(),
+                     [&](auto& n) { return n.name == t.name; }))
+      gone.topics.push_back(t.name);
   st.view = std::move(s);
+  if (!gone.topics.empty() && st.broker)
+    self->send(st.broker, std::move(gone));
   if (!changes.partitions.empty() && st.broker)
     self->send(st.broker, std::move(changes));
+  check_deletion_waits(self);
 }
 
 } // namespace node_agent

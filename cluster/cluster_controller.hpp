@@ -32,6 +32,15 @@ struct cluster_peer {
   uint64_t attempt = 0;
 };
 
+/// A DeleteTopics request that wrote its /admin/delete_topics znodes and
+/// waits for the topics to leave the metadata (Kafka's DelayedDeleteTopics).
+struct deletion_wait {
+  caf::typed_response_promise<delete_topics_response> promise;
+  delete_topics_response answer;
+  /// The topics still to go.
+  std::vector<std::string> topics;
+};
+
 /// One node's controller in a cluster of processes (docs/ARCHITECTURE.md
 /// §7), Kafka's KafkaController in ZooKeeper mode. Every node runs one; it
 /// registers the node's broker in /brokers/ids, watches the other brokers,
@@ -82,6 +91,9 @@ struct cluster_controller_state {
   cluster_snapshot view;
   /// The brokers last told to the local broker.
   std::vector<int32_t> told_peers;
+  /// DeleteTopics requests waiting for their topics to go, by id.
+  std::map<uint64_t, deletion_wait> deletion_waits;
+  uint64_t next_deletion_wait = 0;
 
   // -- the active controller -----------------------------------------------------
 

@@ -137,6 +137,8 @@ struct cluster_tick {
     connect_peer,
     session_deadline,
     elect,
+    /// A DeleteTopics request's wait ends (epoch: the wait's id).
+    deletion_deadline,
   };
   kind what = kind::register_broker;
   uint64_t epoch = 0;

@@ -815,7 +815,10 @@ offset_commit_response group::commit(const offset_commit_request& req,
   // Kafka's validateOffsetCommit.
   if (state_ == group_state::dead)
     return all(error_code::coordinator_not_available);
-  if (req.generation_id >= 0 || !req.member_id.empty()
+  if (req.generation_id < 0 && state_ == group_state::empty) {
+    // The admin client or a consumer without group management: an Empty
+    // group takes its commit, whatever member id it names.
+  } else if (req.generation_id >= 0 || !req.member_id.empty()
       || !req.group_instance_id.empty()) {
     if (is_static_member_fenced(req.member_id, req.group_instance_id))
       return all(error_code::fenced_instance_id);
@@ -850,7 +853,8 @@ offset_commit_response group::commit(const offset_commit_request& req,
       e = error_code::unknown_topic_or_partition;
     else
       offsets_->put({p.topic, p.partition},
-                    {p.offset, p.leader_epoch, p.metadata, now_ms});
+                    {p.offset, p.leader_epoch, p.metadata,
+                     commit_timestamp_of(p, now_ms)});
     result.partitions.push_back({p.topic, p.partition, e});
   }
   return result;
@@ -957,6 +961,88 @@ void group::undo_expiry(const expired_offsets& expired) {
     state_ = group_state::empty;
     current_state_timestamp_ms_ = expired.state_timestamp_ms;
   }
+}
+
+// -- the coordinator's admin ----------------------------------------------------------
+
+namespace {
+
+/// GroupMetadataManager.cleanupGroupMetadata after the selector ran: the
+/// tombstone of the group's metadata is skipped at generation 0, a group
+/// that only stored offsets.
+void mark_deleted(expired_offsets& removed, int32_t generation,
+                  std::optional<int64_t> state_timestamp_ms) {
+  removed.group_deleted = true;
+  removed.metadata_tombstone = generation > 0;
+  removed.state_timestamp_ms = state_timestamp_ms;
+}
+
+} // namespace
+
+offsets_removal group::delete_group(int64_t now_ms) {
+  offsets_removal result;
+  switch (state_) {
+    case group_state::dead:
+      // Kafka: a Dead group is one that does not exist (groupNotExists).
+      result.error = error_code::group_id_not_found;
+      return result;
+    case group_state::empty:
+      break;
+    default:
+      result.error = error_code::non_empty_group;
+      return result;
+  }
+  // handleDeleteGroups: Empty -> Dead, then removeAllOffsets.
+  for (const auto& [tp, value] : offsets_->entries())
+    result.removed.offsets.emplace_back(tp, value);
+  offsets_->clear();
+  mark_deleted(result.removed, generation_, current_state_timestamp_ms_);
+  transition_to(group_state::dead, "group deleted", now_ms);
+  return result;
+}
+
+offsets_removal
+group::delete_offsets(const std::vector<topic_partition>& partitions,
+                      int64_t now_ms) {
+  offsets_removal result;
+  std::vector<topic_partition> eligible;
+  switch (state_) {
+    case group_state::dead:
+      result.error = error_code::group_id_not_found;
+      return result;
+    case group_state::empty:
+      eligible = partitions;
+      break;
+    default:
+      // Only a group of the consumer protocol says what its members
+      // consume (GroupMetadata.isConsumerGroup).
+      if (protocol_type_ != consumer_protocol_type) {
+        result.error = error_code::non_empty_group;
+        return result;
+      }
+      for (const auto& tp : partitions)
+        if (!is_subscribed_to_topic(tp.topic))
+          eligible.push_back(tp);
+      break;
+  }
+  std::set<topic_partition> removable{eligible.begin(), eligible.end()};
+  for (const auto& tp : partitions)
+    result.partitions.push_back(
+      {tp.topic, tp.partition,
+       removable.count(tp) ? error_code::none
+                           : error_code::group_subscribed_to_topic});
+  // GroupMetadata.removeOffsets: what was committed goes, once each.
+  for (const auto& tp : removable) {
+    if (auto value = offsets_->get(tp)) {
+      result.removed.offsets.emplace_back(tp, *value);
+      offsets_->erase(tp);
+    }
+  }
+  if (state_ == group_state::empty && offsets_->entries().empty()) {
+    mark_deleted(result.removed, generation_, current_state_timestamp_ms_);
+    transition_to(group_state::dead, "offsets deleted, group is empty", now_ms);
+  }
+  return result;
 }
 
 // -- describe -----------------------------------------------------------------------

@@ -92,6 +92,18 @@ struct expired_offsets {
   }
 };
 
+/// What DeleteGroups or OffsetDelete took from a group (Kafka's
+/// GroupCoordinator.handleDeleteGroups and handleDeleteOffsets, through
+/// GroupMetadataManager.cleanupGroupMetadata): the same tombstones as an
+/// expiry, undone the same way (undo_expiry) when they cannot be written.
+struct offsets_removal {
+  /// The group's error; nothing was removed when it is set.
+  error_code error = error_code::none;
+  /// OffsetDelete's answer for each partition asked, in request order.
+  std::vector<partition_result> partitions;
+  expired_offsets removed;
+};
+
 /// A timer the caller arms; when it fires, the caller hands the epoch back.
 /// A newer arm of the same timer makes older epochs stale.
 struct timer_request {
@@ -232,6 +244,23 @@ public:
   /// The tombstones of `expired` could not be written: the offsets are back
   /// (unless committed again meanwhile) and a deleted group is Empty again.
   void undo_expiry(const expired_offsets& expired);
+
+  // -- the coordinator's admin -----------------------------------------------------
+
+  /// Kafka's handleDeleteGroups for this group: an Empty group gives up
+  /// every committed offset and is Dead; a Dead one is GROUP_ID_NOT_FOUND;
+  /// one with members NON_EMPTY_GROUP. The caller writes the tombstones
+  /// and calls undo_expiry if that fails.
+  offsets_removal delete_group(int64_t now_ms);
+
+  /// Kafka's handleDeleteOffsets: an Empty group gives up the offsets of
+  /// `partitions`; a group of the consumer protocol with members keeps
+  /// those of the topics a member subscribes to
+  /// (GROUP_SUBSCRIBED_TO_TOPIC) and gives up the others; a group of
+  /// another protocol with members is NON_EMPTY_GROUP, a Dead one
+  /// GROUP_ID_NOT_FOUND. An Empty group left without offsets is Dead.
+  offsets_removal delete_offsets(const std::vector<topic_partition>& partitions,
+                                 int64_t now_ms);
 
   /// Kafka's isSubscribedToTopic: a member subscribes to it, or (consumer
   /// protocol) the subscriptions are unknown.

@@ -137,6 +137,9 @@ struct offset_commit_partition {
   int64_t offset = 0;
   int32_t leader_epoch = -1;
   std::string metadata;
+  /// OffsetCommit v1's commit timestamp; -1 (every other version): the
+  /// coordinator's clock (commit_timestamp_of).
+  int64_t commit_timestamp_ms = -1;
 };
 
 struct offset_commit_request {

@@ -59,6 +59,12 @@ TROUPE_FUZZ_ENCODE(describe_user_scram_credentials)
 TROUPE_FUZZ_ENCODE(alter_user_scram_credentials)
 TROUPE_FUZZ_ENCODE(sasl_handshake)
 TROUPE_FUZZ_ENCODE(sasl_authenticate)
+TROUPE_FUZZ_ENCODE(delete_groups)
+TROUPE_FUZZ_ENCODE(offset_delete)
+TROUPE_FUZZ_ENCODE(delete_records)
+TROUPE_FUZZ_ENCODE(describe_log_dirs)
+TROUPE_FUZZ_ENCODE(create_partitions)
+TROUPE_FUZZ_ENCODE(elect_leaders)
 
 #undef TROUPE_FUZZ_ENCODE
 
@@ -155,6 +161,12 @@ void check_response(int16_t key, int16_t v, const uint8_t* data, size_t size) {
     TROUPE_FUZZ_RESPONSE(alter_user_scram_credentials)
     TROUPE_FUZZ_RESPONSE(sasl_handshake)
     TROUPE_FUZZ_RESPONSE(sasl_authenticate)
+    TROUPE_FUZZ_RESPONSE(delete_groups)
+    TROUPE_FUZZ_RESPONSE(offset_delete)
+    TROUPE_FUZZ_RESPONSE(delete_records)
+    TROUPE_FUZZ_RESPONSE(describe_log_dirs)
+    TROUPE_FUZZ_RESPONSE(create_partitions)
+    TROUPE_FUZZ_RESPONSE(elect_leaders)
   }
 #undef TROUPE_FUZZ_RESPONSE
   __builtin_trap(); // supported_versions() lists only keys handled above

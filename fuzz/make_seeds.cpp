@@ -225,6 +225,12 @@ int main(int argc, char** argv) {
   TROUPE_SEED_DEFAULTS(alter_user_scram_credentials)
   TROUPE_SEED_DEFAULTS(sasl_handshake)
   TROUPE_SEED_DEFAULTS(sasl_authenticate)
+  TROUPE_SEED_DEFAULTS(delete_groups)
+  TROUPE_SEED_DEFAULTS(offset_delete)
+  TROUPE_SEED_DEFAULTS(delete_records)
+  TROUPE_SEED_DEFAULTS(describe_log_dirs)
+  TROUPE_SEED_DEFAULTS(create_partitions)
+  TROUPE_SEED_DEFAULTS(elect_leaders)
 #undef TROUPE_SEED_DEFAULTS
   for (size_t i = 0; i < frames.size(); ++i)
     write(dir + "/kafka_frame_fuzz/seed-" + std::to_string(i), frames[i]);

@@ -121,7 +121,8 @@ typename Inspector::result_type inspect(Inspector& f, leave_group_response& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f,
                                         offset_commit_partition& x) {
-  return f(x.topic, x.partition, x.offset, x.leader_epoch, x.metadata);
+  return f(x.topic, x.partition, x.offset, x.leader_epoch, x.metadata,
+           x.commit_timestamp_ms);
 }
 
 template <class Inspector>

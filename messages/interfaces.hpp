@@ -32,7 +32,9 @@ using group_coordinator_actor = caf::typed_actor<
   caf::replies_to<session_check>::with<session_verdict>,
   caf::replies_to<offsets_expiry_check>::with<offsets_expiry_result>,
   caf::reacts_to<join_timeout>, caf::reacts_to<sync_timeout>,
-  caf::reacts_to<group_shutdown>>;
+  caf::reacts_to<group_shutdown>,
+  caf::replies_to<delete_groups_request>::with<delete_groups_response>,
+  caf::replies_to<offset_delete_request>::with<offset_delete_response>>;
 
 /// One per KIP-848 consumer group, on the broker that leads the group's
 /// __consumer_offsets partition (actors/groups/consumer_group_coordinator).
@@ -49,7 +51,9 @@ using consumer_group_coordinator_actor = caf::typed_actor<
   caf::reacts_to<consumer_group_session_timeout>,
   caf::reacts_to<consumer_group_rebalance_timeout>,
   caf::reacts_to<consumer_group_assignment_timeout>,
-  caf::reacts_to<group_shutdown>>;
+  caf::reacts_to<group_shutdown>,
+  caf::replies_to<delete_groups_request>::with<delete_groups_response>,
+  caf::replies_to<offset_delete_request>::with<offset_delete_response>>;
 
 /// One per member (and per pending member): owns its session timer.
 using member_session_actor =
@@ -206,7 +210,8 @@ using log_manager_actor = caf::typed_actor<
   caf::replies_to<list_offsets_request>::with<list_offsets_response>,
   caf::reacts_to<log_maintenance_tick>, caf::reacts_to<log_delete_request>,
   caf::reacts_to<topic_log_config>, caf::reacts_to<log_cleaner_tick>,
-  caf::replies_to<describe_log_dirs_request>::with<describe_log_dirs_response>>;
+  caf::replies_to<describe_log_dirs_request>::with<describe_log_dirs_response>,
+  caf::replies_to<delete_records_request>::with<delete_records_response>>;
 
 /// Receives a consumer's or a group's events.
 using event_listener_actor =

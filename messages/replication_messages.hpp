@@ -49,6 +49,9 @@ struct fetch_request {
   int32_t min_bytes = 1;
   /// The leader epoch the fetcher believes current (-1: unchecked).
   int32_t current_leader_epoch = -1;
+  /// A follower's own log start offset (Kafka's FetchRequest
+  /// log_start_offset): the leader's DeleteRecords low watermark.
+  int64_t log_start_offset = -1;
 };
 
 struct fetch_response {
@@ -243,7 +246,7 @@ typename Inspector::result_type inspect(Inspector& f, produce_response& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, fetch_request& x) {
   return f(x.partition, x.replica_id, x.offset, x.max_bytes, x.max_wait_ms,
-           x.min_bytes, x.current_leader_epoch);
+           x.min_bytes, x.current_leader_epoch, x.log_start_offset);
 }
 
 template <class Inspector>

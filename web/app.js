@@ -170,7 +170,10 @@ async function drawGroups() {
     getJson("/v1/groups/" + encodeURIComponent(g.group_id)).catch(() => null)));
   const cards = described.filter(Boolean).map((g) => {
     const busy = g.state === "PreparingRebalance" || g.state === "CompletingRebalance";
-    const lag = (g.lag || []).reduce((n, l) => n + Math.max(0, Number(l.lag) || 0), 0);
+    // Kafka's tool prints "-" where nothing is committed: the gateway leaves
+    // those partitions' lag out, and a group with no lag at all shows "-".
+    const known = (g.lag || []).filter((l) => l.lag !== undefined && l.lag !== null);
+    const lag = known.length ? known.reduce((n, l) => n + Math.max(0, Number(l.lag) || 0), 0) : "-";
     const members = (g.members || []).map((m) =>
       el("li", {},
         el("div", { class: m.member_id === g.leader ? "leader" : "" }, m.client_id || "member"),

@@ -272,6 +272,44 @@ consumer_group_coordinator_actor::behavior_type consumer_group_coordinator(
       });
       return rp;
     },
+    [self](delete_groups_request&) -> caf::result<delete_groups_response> {
+      // The service asks for this group only. Once its tombstones are
+      // written the group is gone: the coordinator stops and its service
+      // forgets it.
+      auto& g = *self->state.g;
+      auto id = g.id();
+      auto e = g.delete_group();
+      apply_effects(self);
+      if (e != error_code::none)
+        return delete_groups_response{{{id, e}}};
+      auto rp = self->make_response_promise<delete_groups_response>();
+      if (!self->state.log.durable()) {
+        rp.deliver(delete_groups_response{{{id, e}}});
+        self->quit();
+        return rp;
+      }
+      answer_after_write(self, [self, rp, id](error_code e) mutable {
+        rp.deliver(delete_groups_response{{{id, e}}});
+        if (e == error_code::none) {
+          spdlog::info("consumer group {}: deleted", id);
+          self->quit();
+        }
+      });
+      return rp;
+    },
+    [self](offset_delete_request& req) -> caf::result<offset_delete_response> {
+      auto res = self->state.g->delete_offsets(req.partitions);
+      apply_effects(self);
+      if (res.error != error_code::none || !self->state.log.durable())
+        return res;
+      auto rp = self->make_response_promise<offset_delete_response>();
+      answer_after_write(self, [rp, res](error_code e) mutable {
+        if (e != error_code::none)
+          res = offset_delete_response{e, {}};
+        rp.deliver(std::move(res));
+      });
+      return rp;
+    },
     [self](group_shutdown& s) {
       // A normal exit: the broker resigned the group, nothing failed.
       tear_down(self, s.reason, caf::exit_reason::normal);

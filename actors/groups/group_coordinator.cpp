@@ -210,6 +210,58 @@ caf::result<offsets_expiry_result> expire_offsets(group_coordinator_ptr self) {
   return rp;
 }
 
+/// DeleteGroups and OffsetDelete (Kafka's cleanupGroupMetadata): the
+/// tombstones of what `removal` took are written, then `answer` gets
+/// `none`, or the error a client understands once the group got back what
+/// it gave up. A group that is Dead then stops: its service forgets it.
+template <class Response, class Answer>
+caf::result<Response> remove_offsets(group_coordinator_ptr self,
+                                     offsets_removal removal, Answer answer) {
+  auto& st = self->state;
+  auto& g = *st.g;
+  apply_effects(self);
+  auto finish = [self](bool dead) {
+    if (dead)
+      self->quit();
+  };
+  std::vector<record_kv> tombstones;
+  for (auto& [tp, value] : removal.removed.offsets)
+    tombstones.push_back(offset_tombstone(g.id(), tp));
+  if (removal.removed.metadata_tombstone)
+    tombstones.push_back(group_tombstone(g.id()));
+  if (removal.error != error_code::none || tombstones.empty()
+      || !st.log.durable()) {
+    // Delivered before the coordinator may stop.
+    auto rp = self->make_response_promise<Response>();
+    rp.deliver(answer(removal, removal.error));
+    finish(removal.removed.group_deleted);
+    return rp;
+  }
+  auto rp = self->make_response_promise<Response>();
+  write_offsets(self, st.log, std::move(tombstones),
+                [self, rp, removal = std::move(removal), answer,
+                 finish](error_code e) mutable {
+                  auto& g = *self->state.g;
+                  if (e != error_code::none) {
+                    spdlog::warn("group {}: offsets not deleted: {}", g.id(),
+                                 to_string(e));
+                    g.undo_expiry(removal.removed);
+                    rp.deliver(answer(removal, offsets_write_error(
+                                                 offsets_write::group_records,
+                                                 e)));
+                    return;
+                  }
+                  spdlog::info("group {}: {} offsets deleted{}", g.id(),
+                               removal.removed.offsets.size(),
+                               removal.removed.group_deleted
+                                 ? ", group is Dead"
+                                 : "");
+                  rp.deliver(answer(removal, error_code::none));
+                  finish(removal.removed.group_deleted);
+                });
+  return rp;
+}
+
 } // namespace
 
 group_coordinator_actor::behavior_type
@@ -362,6 +414,27 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
     },
     [self](offsets_expiry_check&) -> caf::result<offsets_expiry_result> {
       return expire_offsets(self);
+    },
+    [self](delete_groups_request&) -> caf::result<delete_groups_response> {
+      // The service asks for this group only.
+      auto id = self->state.g->id();
+      auto removal = self->state.g->delete_group(wall_now_ms(self));
+      return remove_offsets<delete_groups_response>(
+        self, std::move(removal), [id](const offsets_removal&, error_code e) {
+          return delete_groups_response{{{id, e}}};
+        });
+    },
+    [self](offset_delete_request& req) -> caf::result<offset_delete_response> {
+      auto removal =
+        self->state.g->delete_offsets(req.partitions, wall_now_ms(self));
+      return remove_offsets<offset_delete_response>(
+        self, std::move(removal), [](const offsets_removal& r, error_code e) {
+          offset_delete_response res;
+          res.error = e;
+          if (e == error_code::none)
+            res.partitions = r.partitions;
+          return res;
+        });
     },
     [self](group_shutdown& s) {
       // A normal exit: the broker resigned the group, nothing failed.

@@ -500,6 +500,113 @@ bool listed(const list_groups_request& filter, const listed_group& g) {
          && in(filter.types_filter, g.group_type);
 }
 
+// -- the coordinator's admin: DeleteGroups, OffsetDelete ------------------------------
+
+/// Both kinds of coordinator delete themselves through this interface.
+using group_admin_actor = caf::typed_actor<
+  caf::replies_to<delete_groups_request>::with<delete_groups_response>,
+  caf::replies_to<offset_delete_request>::with<offset_delete_response>>;
+
+/// The coordinator of either kind that runs the group, null for none.
+group_admin_actor find_any_group(self_ptr self, const std::string& id) {
+  if (auto c = find_consumer_group(self, id))
+    return caf::actor_cast<group_admin_actor>(c);
+  if (auto c = find_group(self, id))
+    return caf::actor_cast<group_admin_actor>(c);
+  return {};
+}
+
+/// A deleted group's coordinator leaves the map at once (it stops on its
+/// own too): the next commit to the id creates a new group, as Kafka's
+/// removed group.
+void forget_deleted(self_ptr self, const std::string& id,
+                    const group_admin_actor& coordinator) {
+  auto& st = self->state;
+  auto forget = [&](auto& groups) {
+    auto i = groups.find(id);
+    if (i != groups.end() && i->second.address() == coordinator.address())
+      groups.erase(i);
+  };
+  forget(st.groups);
+  forget(st.consumer_groups);
+  spdlog::info("broker {}: group {} deleted", st.node_id, id);
+}
+
+/// Kafka's GroupCoordinatorService.deleteGroups: each group by the checks
+/// of its coordinator (validateGroupStatus), then by its coordinator,
+/// which writes the tombstones of the group and of every offset before it
+/// answers. One result per group, in request order.
+void delete_groups(self_ptr self, delete_groups_request req,
+                   promise_of<delete_groups_response> rp) {
+  auto res = std::make_shared<delete_groups_response>();
+  std::vector<std::pair<group_admin_actor, delete_groups_request>> asks;
+  std::vector<size_t> slots; // the answer slot of each ask
+  for (size_t i = 0; i < req.group_ids.size(); ++i) {
+    auto& id = req.group_ids[i];
+    res->results.push_back({id, error_code::none});
+    auto& slot = res->results.back();
+    // Kafka accepts the empty group id for DeleteGroups (isValidGroupId).
+    if (auto e = check_group_request(self, id, true); e != error_code::none) {
+      slot.error = e;
+      continue;
+    }
+    if (self->state.replacing.count(id)) {
+      // A member is joining the group of the other protocol that replaces
+      // this empty one.
+      slot.error = error_code::non_empty_group;
+      continue;
+    }
+    auto c = find_any_group(self, id);
+    if (!c) {
+      slot.error = error_code::group_id_not_found;
+      continue;
+    }
+    asks.emplace_back(c, delete_groups_request{{id}});
+    slots.push_back(i);
+  }
+  auto handles = std::make_shared<std::vector<group_admin_actor>>();
+  for (auto& [c, r] : asks)
+    handles->push_back(c);
+  ask_each<delete_groups_response>(
+    self, std::move(asks), cluster_request_timeout,
+    [self, res, slots, handles](size_t i,
+                                caf::expected<delete_groups_response>& r) {
+      auto& slot = res->results[slots[i]];
+      if (!r || r->results.size() != 1)
+        slot.error = error_code::not_coordinator; // it resigned meanwhile
+      else
+        slot.error = r->results.front().error;
+      if (slot.error == error_code::none)
+        forget_deleted(self, slot.group_id, (*handles)[i]);
+      return false;
+    },
+    [rp, res]() mutable { rp.deliver(std::move(*res)); });
+}
+
+/// Kafka's GroupCoordinatorService.deleteOffsets: the group's checks, then
+/// its coordinator of either kind decides per partition and writes the
+/// tombstones.
+void delete_offsets(self_ptr self, offset_delete_request req,
+                    promise_of<offset_delete_response> rp) {
+  auto refuse = [&rp](error_code e) { rp.deliver(offset_delete_response{e, {}}); };
+  // OffsetDelete needs a group id (isValidGroupId).
+  if (auto e = check_group_request(self, req.group_id, false);
+      e != error_code::none)
+    return refuse(e);
+  auto id = req.group_id;
+  if (park_while_replacing(self, id, [self, req, rp](error_code e) mutable {
+        if (e == error_code::none)
+          delete_offsets(self, std::move(req), std::move(rp));
+        else
+          rp.deliver(offset_delete_response{e, {}});
+      }))
+    return;
+  auto c = find_any_group(self, id);
+  if (!c)
+    return refuse(error_code::group_id_not_found);
+  rp.delegate(c, std::move(req));
+}
+
 // -- offsets expiry (KIP-211) ---------------------------------------------------------
 
 void schedule_expiry(self_ptr self, int32_t partition, uint64_t epoch) {
@@ -914,16 +1021,15 @@ group_service(group_service_ptr self, int32_t node_id, cluster_config config,
         [rp, res]() mutable { rp.deliver(std::move(*res)); });
       return rp;
     },
-    [](delete_groups_request& req) -> delete_groups_response {
-    // Placeholder until issue 22's group admin lands (PLACEHOLDER-22).
-      delete_groups_response res;
-      for (auto& g : req.group_ids)
-        res.results.push_back({g, error_code::unsupported_version});
-      return res;
+    [self](delete_groups_request& req) -> caf::result<delete_groups_response> {
+      auto rp = self->make_response_promise<delete_groups_response>();
+      delete_groups(self, std::move(req), rp);
+      return rp;
     },
-    [](offset_delete_request&) -> offset_delete_response {
-    // Placeholder until issue 22's group admin lands (PLACEHOLDER-22).
-      return {error_code::unsupported_version, {}};
+    [self](offset_delete_request& req) -> caf::result<offset_delete_response> {
+      auto rp = self->make_response_promise<offset_delete_response>();
+      delete_offsets(self, std::move(req), rp);
+      return rp;
     },
     [self](list_groups_request& req) -> caf::result<list_groups_response> {
       // Both kinds of coordinator list themselves through this interface.

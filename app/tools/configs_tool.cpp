@@ -108,6 +108,10 @@ entity check_config_args(const parsed_args& a) {
     if (!a.has("add-config") && !a.has("delete-config"))
       throw usage_error("At least one of --add-config or --delete-config must "
                         "be specified with --alter");
+    // The values are checked before any connection, as Kafka's
+    // ConfigCommandOptions.checkArgs.
+    for (auto& v : a.values("add-config"))
+      parse_config_pairs(v);
   } else {
     for (auto* n : {"add-config", "delete-config"})
       if (a.has(n))

@@ -89,6 +89,9 @@ std::string opt(const std::string& n) {
 }
 
 /// ConsumerGroupCommandOptions.checkArgs, the checks that apply here.
+std::string canonical_state(const std::string& s);
+std::vector<std::string> split(const std::string& text, char sep);
+
 void check_group_args(const parsed_args& a) {
   int actions = 0;
   for (auto* n : {"list", "describe", "delete", "reset-offsets",
@@ -182,6 +185,24 @@ void check_group_args(const parsed_args& a) {
   // Numbers are checked before anything is asked of the cluster.
   a.integer("to-offset", INT64_MIN, INT64_MAX);
   a.integer("shift-by", INT64_MIN, INT64_MAX);
+  // The state and type lists are checked before any connection, as
+  // Kafka's ConsumerGroupCommandOptions.checkArgs.
+  for (auto& v : a.values("state"))
+    for (auto& st : split(v, ','))
+      if (canonical_state(st).empty())
+        throw usage_error("Invalid state list '" + v
+                          + "'. Valid states are: PreparingRebalance, "
+                            "CompletingRebalance, Stable, Dead, Empty, "
+                            "Assigning, Reconciling");
+  for (auto& v : a.values("type"))
+    for (auto& t : split(v, ',')) {
+      std::string lower;
+      for (char c : t)
+        lower.push_back(static_cast<char>(std::tolower(c)));
+      if (lower != "classic" && lower != "consumer")
+        throw usage_error("Invalid types list '" + v
+                          + "'. Valid types are: consumer, classic");
+    }
 }
 
 /// ConsumerGroupState.parse and toString: case-insensitive names.
@@ -232,24 +253,15 @@ int list_groups(admin_client& client, const parsed_args& a, bool as_json,
                 std::ostream& out) {
   std::vector<std::string> states, types;
   bool include_state = a.has("state"), include_type = a.has("type");
+  // check_group_args refused any name that is not a state or a type.
   for (auto& v : a.values("state"))
-    for (auto& s : split(v, ',')) {
-      auto c = canonical_state(s);
-      if (c.empty())
-        throw usage_error("Invalid state list '" + v
-                          + "'. Valid states are: PreparingRebalance, "
-                            "CompletingRebalance, Stable, Dead, Empty, "
-                            "Assigning, Reconciling");
-      states.push_back(c);
-    }
+    for (auto& s : split(v, ','))
+      states.push_back(canonical_state(s));
   for (auto& v : a.values("type"))
     for (auto& t : split(v, ',')) {
       std::string lower;
       for (char c : t)
         lower.push_back(static_cast<char>(std::tolower(c)));
-      if (lower != "classic" && lower != "consumer")
-        throw usage_error("Invalid types list '" + v
-                          + "'. Valid types are: consumer, classic");
       types.push_back(lower);
     }
   auto groups = client.list_groups(states, types);

@@ -91,6 +91,15 @@ void check_topic_args(const parsed_args& a) {
                       "\"[create]\"");
   a.integer("partitions", INT32_MIN, INT32_MAX);
   a.integer("replication-factor", INT32_MIN, INT32_MAX);
+  // Checked before any connection, as Kafka's TopicCommandOptions.checkArgs.
+  if (auto p = a.integer("partitions", INT32_MIN, INT32_MAX); p && *p < 1)
+    throw usage_error("The partitions must be greater than 0");
+  if (auto r = a.integer("replication-factor", INT32_MIN, INT32_MAX);
+      r && (*r < 1 || *r > INT16_MAX))
+    throw usage_error("The replication factor must be between 1 and 32767 "
+                      "inclusive");
+  for (auto& c : a.values("config"))
+    parse_config_pairs(c);
 }
 
 /// getTopics: every topic (internal ones unless --exclude-internal),

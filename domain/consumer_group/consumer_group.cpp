@@ -799,7 +799,8 @@ offset_commit_response consumer_group::commit(const offset_commit_request& req,
       e = error_code::unknown_topic_or_partition;
     else
       append(offset_record{{p.topic, p.partition},
-                           {p.offset, p.leader_epoch, p.metadata, now_ms},
+                           {p.offset, p.leader_epoch, p.metadata,
+                            commit_timestamp_of(p, now_ms)},
                            false});
     result.partitions.push_back({p.topic, p.partition, e});
   }
@@ -939,9 +940,16 @@ consumer_group_expiry consumer_group::expire_offsets(int64_t now_ms,
     append(offset_record{tp, {}, true});
   if (!all_expired || !image_.members.empty())
     return result;
-  // GroupMetadataManager.maybeDeleteGroup of an Empty group, with the
-  // records of ConsumerGroup.createGroupTombstoneRecords in its order (the
-  // members' own records went with each member).
+  // GroupMetadataManager.maybeDeleteGroup of an Empty group.
+  bury("offsets expired, group is empty");
+  result.group_deleted = true;
+  return result;
+}
+
+void consumer_group::bury(const char* reason) {
+  // ConsumerGroup.createGroupTombstoneRecords of an Empty group, in its
+  // order (the members' own records went with each member). Until they
+  // are written the group is Dead; restore brings it back if they are not.
   std::vector<std::string> targets;
   for (const auto& [id, a] : image_.target_assignment)
     targets.push_back(id);
@@ -953,10 +961,50 @@ consumer_group_expiry consumer_group::expire_offsets(int64_t now_ms,
   timers_.clear();
   effects_.transitions.push_back({state_, consumer_group_state::dead,
                                   image_.group_epoch, image_.assignment_epoch,
-                                  "offsets expired, group is empty"});
+                                  reason});
   state_ = consumer_group_state::dead;
   expired_ = true;
-  result.group_deleted = true;
+}
+
+// -- the coordinator's admin ----------------------------------------------------------
+
+error_code consumer_group::delete_group() {
+  // GroupCoordinatorShard.deleteGroups: validateDeleteGroup, then
+  // OffsetMetadataManager.deleteAllOffsets and the group's tombstones.
+  if (state_ == consumer_group_state::dead)
+    return error_code::group_id_not_found;
+  if (!image_.members.empty())
+    return error_code::non_empty_group;
+  std::vector<topic_partition> committed;
+  for (const auto& [tp, value] : image_.offsets)
+    committed.push_back(tp);
+  for (const auto& tp : committed)
+    append(offset_record{tp, {}, true});
+  bury("group deleted");
+  return error_code::none;
+}
+
+offset_delete_response
+consumer_group::delete_offsets(const std::vector<topic_partition>& partitions) {
+  // OffsetMetadataManager.deleteOffsets: a topic a member subscribes to
+  // keeps its offsets; every other partition asked is answered NONE and
+  // gets a tombstone if something is committed. The group stays, even
+  // without offsets (expiry deletes it later).
+  offset_delete_response result;
+  if (state_ == consumer_group_state::dead) {
+    result.error = error_code::group_id_not_found;
+    return result;
+  }
+  for (const auto& tp : partitions) {
+    if (is_subscribed_to_topic(tp.topic)) {
+      result.partitions.push_back(
+        {tp.topic, tp.partition, error_code::group_subscribed_to_topic});
+      continue;
+    }
+    result.partitions.push_back({tp.topic, tp.partition, error_code::none});
+    if (image_.offsets.count(tp))
+      append(offset_record{tp, {}, true});
+  }
   return result;
 }
 

@@ -163,6 +163,20 @@ public:
     return subscribed_topics_.count(topic) > 0;
   }
 
+  // -- the coordinator's admin -------------------------------------------------
+
+  /// DeleteGroups (Kafka's GroupCoordinatorShard.deleteGroups): a group
+  /// without members emits tombstones for every committed offset and for
+  /// itself and is Dead; GROUP_ID_NOT_FOUND when Dead, NON_EMPTY_GROUP
+  /// with members. A failed write is undone by restore.
+  error_code delete_group();
+
+  /// OffsetDelete (OffsetMetadataManager.deleteOffsets): one result per
+  /// partition, in order; GROUP_SUBSCRIBED_TO_TOPIC for a topic a member
+  /// subscribes to, else NONE with a tombstone for what is committed.
+  offset_delete_response
+  delete_offsets(const std::vector<topic_partition>& partitions);
+
   // -- loading and teardown --------------------------------------------------
 
   /// Takes the group over from its replayed records (Kafka's replay plus
@@ -298,6 +312,8 @@ private:
   // -- helpers -----------------------------------------------------------------
 
   void update_state(const std::string& reason);
+  /// The group's tombstones; it is Dead until restored.
+  void bury(const char* reason);
   std::string generate_member_id();
   std::optional<partition_assignment> resolve(
     const nullable<std::vector<consumer_group_topic_partitions>>& xs) const;

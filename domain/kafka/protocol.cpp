@@ -38,6 +38,7 @@ constexpr api_info apis[] = {
   {api_key::api_versions, "ApiVersions", 0, 4, 3},
   {api_key::create_topics, "CreateTopics", 0, 7, 5},
   {api_key::delete_topics, "DeleteTopics", 1, 6, 4},
+  {api_key::delete_records, "DeleteRecords", 0, 2, 2},
   {api_key::init_producer_id, "InitProducerId", 0, 5, 2},
   {api_key::offset_for_leader_epoch, "OffsetForLeaderEpoch", 2, 4, 4},
   // Kafka 3.9's 0-3 (Kafka 4.0 drops v0): v0 has no pattern type, LITERAL.
@@ -46,8 +47,14 @@ constexpr api_info apis[] = {
   {api_key::delete_acls, "DeleteAcls", 0, 3, 2},
   {api_key::describe_configs, "DescribeConfigs", 1, 4, 4},
   {api_key::alter_configs, "AlterConfigs", 0, 2, 2},
+  {api_key::describe_log_dirs, "DescribeLogDirs", 0, 4, 2},
   {api_key::sasl_authenticate, "SaslAuthenticate", 0, 2, 2},
+  {api_key::create_partitions, "CreatePartitions", 0, 3, 2},
+  {api_key::delete_groups, "DeleteGroups", 0, 2, 2},
+  {api_key::elect_leaders, "ElectLeaders", 0, 2, 2},
   {api_key::incremental_alter_configs, "IncrementalAlterConfigs", 0, 1, 1},
+  // Never flexible ("flexibleVersions": "none").
+  {api_key::offset_delete, "OffsetDelete", 0, 0, 1},
   {api_key::describe_user_scram_credentials, "DescribeUserScramCredentials", 0,
    0, 0},
   {api_key::alter_user_scram_credentials, "AlterUserScramCredentials", 0, 0,
@@ -358,6 +365,18 @@ std::optional<request_body> decode_request_body(reader& in,
       return wrap(decode_sasl_handshake_request(in, v));
     case api_key::sasl_authenticate:
       return wrap(decode_sasl_authenticate_request(in, v));
+    case api_key::delete_groups:
+      return wrap(decode_delete_groups_request(in, v));
+    case api_key::offset_delete:
+      return wrap(decode_offset_delete_request(in, v));
+    case api_key::delete_records:
+      return wrap(decode_delete_records_request(in, v));
+    case api_key::describe_log_dirs:
+      return wrap(decode_describe_log_dirs_request(in, v));
+    case api_key::create_partitions:
+      return wrap(decode_create_partitions_request(in, v));
+    case api_key::elect_leaders:
+      return wrap(decode_elect_leaders_request(in, v));
   }
   in.fail("unknown api key " + std::to_string(header.api_key));
   return std::nullopt;

@@ -101,6 +101,44 @@ std::string errno_text(const std::string& what) {
 
 /// mkdir -p; false with `error` set when a component cannot be created or
 /// is not a directory.
+/// Kafka's log-start-offset-checkpoint (a CheckpointFile: version 0, the
+/// count, the entry), kept in the partition directory as troupe keeps its
+/// cleaner-offset-checkpoint and leader-epoch-checkpoint.
+constexpr const char* log_start_checkpoint = "log-start-offset-checkpoint";
+
+int64_t read_log_start_checkpoint(const std::string& dir) {
+  auto path = dir + "/" + log_start_checkpoint;
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (!f)
+    return -1;
+  int version = -1;
+  int count = -1;
+  long long offset = -1;
+  bool ok = std::fscanf(f, "%d %d %lld", &version, &count, &offset) == 3
+            && version == 0 && count == 1 && offset >= 0;
+  std::fclose(f);
+  return ok ? static_cast<int64_t>(offset) : -1;
+}
+
+/// Written to a temporary file, fsynced and renamed over the old one.
+bool write_log_start_checkpoint(const std::string& dir, int64_t offset) {
+  auto path = dir + "/" + log_start_checkpoint;
+  auto tmp = path + ".tmp";
+  char text[64];
+  int n = std::snprintf(text, sizeof text, "0\n1\n%" PRId64 "\n", offset);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return false;
+  bool ok = ::write(fd, text, static_cast<size_t>(n)) == n
+            && ::fdatasync(fd) == 0;
+  ok = (::close(fd) == 0) && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return sync_dir(dir);
+}
+
 bool make_dirs(const std::string& dir, std::string& error) {
   if (dir.empty()) {
     error = "empty log directory name";
@@ -390,6 +428,11 @@ std::variant<segment_log, std::string> segment_log::open(const std::string& dir,
     if (!log.load_segment(bases[i], active ? INT64_MAX : bases[i + 1], active))
       return log.last_error_;
   }
+  // Kafka's LogLoader: max(checkpoint, the first segment's base offset),
+  // never past the log end (a torn tail cut in recovery).
+  auto checkpointed = read_log_start_checkpoint(dir);
+  if (checkpointed > log.segments_.front().base_offset)
+    log.log_start_offset_ = std::min(checkpointed, log.log_end_offset());
   return std::variant<segment_log, std::string>{std::move(log)};
 }
 
@@ -721,7 +764,11 @@ error_code segment_log::flush() {
 // -- reading ------------------------------------------------------------------
 
 int64_t segment_log::log_start_offset() const {
-  return segments_.front().base_offset;
+  auto base = segments_.front().base_offset;
+  if (log_start_offset_ <= base)
+    return base;
+  // A truncation may cut a batch holding the log start offset.
+  return std::max(base, std::min(log_start_offset_, log_end_offset()));
 }
 
 int64_t segment_log::log_end_offset() const {
@@ -831,6 +878,8 @@ error_code segment_log::truncate_to(int64_t offset) {
   ++generation_;
   if (offset < log_start_offset())
     return truncate_fully_and_start_at(offset);
+  if (offset < log_start_offset_ && !set_log_start_offset(offset))
+    return error_code::kafka_storage_error;
   // Newest first, so a crash part-way leaves a shorter log, never a gap.
   while (segments_.size() > 1 && segments_.back().base_offset > offset) {
     if (!delete_segment_files(segments_.back().base_offset))
@@ -904,6 +953,37 @@ error_code segment_log::truncate_fully_and_start_at(int64_t offset) {
   unflushed_messages_ = 0;
   if (!sync_dir(dir_))
     return io_error("fsync " + dir_);
+  // The checkpoint must not keep an older, higher start.
+  if (!set_log_start_offset(-1))
+    return error_code::kafka_storage_error;
+  return error_code::none;
+}
+
+bool segment_log::set_log_start_offset(int64_t offset) {
+  auto checkpoint = offset < 0 ? segments_.front().base_offset : offset;
+  if (!write_log_start_checkpoint(dir_, checkpoint)) {
+    io_error("write " + dir_ + "/" + log_start_checkpoint);
+    return false;
+  }
+  log_start_offset_ = offset;
+  return true;
+}
+
+error_code segment_log::increment_log_start_offset(int64_t offset) {
+  if (failed_)
+    return error_code::kafka_storage_error;
+  if (offset < 0)
+    return error_code::offset_out_of_range;
+  if (offset > log_end_offset()) {
+    ++generation_;
+    if (auto e = truncate_fully_and_start_at(offset); e != error_code::none)
+      return e;
+    return error_code::none;
+  }
+  if (offset <= log_start_offset())
+    return error_code::none;
+  if (!set_log_start_offset(offset))
+    return error_code::kafka_storage_error;
   return error_code::none;
 }
 
@@ -934,6 +1014,11 @@ std::optional<int64_t> segment_log::largest_timestamp(segment& s) {
 error_code segment_log::apply_retention(int64_t now_ms) {
   if (failed_)
     return error_code::kafka_storage_error;
+  // Kafka's deleteLogStartOffsetBreachedSegments, under any policy: a
+  // segment goes once the next one starts at or below the log start.
+  while (segments_.size() > 1 && segments_[1].base_offset <= log_start_offset())
+    if (!delete_oldest())
+      return error_code::kafka_storage_error;
   // Only cleanup.policy=delete (or compact,delete) deletes by age and size:
   // a compacted log, __consumer_offsets among them, keeps every segment
   // and is shrunk by the cleaner alone (Kafka's UnifiedLog

@@ -183,14 +183,29 @@ public:
   /// change). Whole batches only: a batch straddling `offset` goes too.
   error_code truncate_to(int64_t offset);
 
+  /// Kafka's UnifiedLog.maybeIncrementLogStartOffset (DeleteRecords, and a
+  /// follower following its leader's log start): the log start offset
+  /// moves up to `offset`, never down, and is checkpointed
+  /// (`log-start-offset-checkpoint`) before this returns, so a restart
+  /// keeps it. Reads below it are OFFSET_OUT_OF_RANGE at once; the
+  /// segments wholly below it go at the next apply_retention, as Kafka's
+  /// deleteLogStartOffsetBreachedSegments. An offset past the log end
+  /// offset is Kafka's truncateFullyAndStartAt: a follower whose log ends
+  /// below its leader's start drops everything and starts there.
+  error_code increment_log_start_offset(int64_t offset);
+
   /// Deletes whole segments from the oldest, never the active one: those
-  /// whose largest timestamp is older than retention.ms, then as many as
-  /// keep the log at or above retention.bytes.
+  /// wholly below the log start offset (whatever cleanup.policy says), then
+  /// with cleanup.policy=delete those whose largest timestamp is older than
+  /// retention.ms, then as many as keep the log at or above
+  /// retention.bytes.
   error_code apply_retention(int64_t now_ms);
 
   /// fsyncs the active segment and its index.
   error_code flush();
 
+  /// The first offset a read may ask for: the checkpointed one moved by
+  /// increment_log_start_offset, else the oldest segment's base offset.
   int64_t log_start_offset() const;
   /// The next offset to assign (LEO).
   int64_t log_end_offset() const;
@@ -313,6 +328,7 @@ private:
   std::optional<int64_t> largest_timestamp(detail::segment& s);
   error_code truncate_segment(detail::segment& s, int64_t offset);
   error_code truncate_fully_and_start_at(int64_t offset);
+  bool set_log_start_offset(int64_t offset);
 
   error_code flush_cleaned();
 
@@ -322,6 +338,9 @@ private:
   std::vector<uint8_t> cleaned_buffer_;
   uint64_t generation_ = 0;
   std::vector<detail::segment> segments_; // by base offset; back() active
+  /// Kafka's logStartOffset when it is above the oldest segment's base
+  /// (DeleteRecords), as checkpointed; -1 when it is that base.
+  int64_t log_start_offset_ = -1;
   std::string last_error_;
   int64_t unflushed_messages_ = 0;
   std::optional<int64_t> last_flush_ms_;

@@ -23,6 +23,14 @@ offset_fetch_response
 fetch_offsets(const std::map<topic_partition, committed_offset>& offsets,
               const offset_fetch_request& req);
 
+/// The commit timestamp of a committed partition (Kafka's
+/// GroupCoordinatorAdapter.createOffsetAndMetadata): the one OffsetCommit
+/// v1 sent, else `now_ms`. Offsets expiry counts from it.
+inline int64_t commit_timestamp_of(const offset_commit_partition& p,
+                                   int64_t now_ms) noexcept {
+  return p.commit_timestamp_ms == -1 ? now_ms : p.commit_timestamp_ms;
+}
+
 /// A commit or state timestamp as a coordinator loads it from
 /// __consumer_offsets, for offsets expiry (KIP-211). Kafka's stamps, and
 /// troupe's since issue 20, are wall-clock milliseconds; earlier troupe

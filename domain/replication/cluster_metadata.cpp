@@ -166,22 +166,11 @@ error_code cluster_metadata::create_topic(const std::string& name,
   auto n = static_cast<int32_t>(brokers.size());
   if (replication_factor < 1 || replication_factor > n)
     return error_code::invalid_replication_factor;
-  // AdminUtils.assignReplicasToBrokers, rack-unaware, fixed start index:
-  // the first replica walks the brokers round-robin, the others follow at a
-  // shift that grows every time the partitions wrap around the brokers.
-  auto start = ((start_index % n) + n) % n;
-  auto shift = start;
   std::vector<partition_state> result;
-  for (int32_t p = 0; p < partitions; ++p) {
-    if (p > 0 && p % n == 0)
-      ++shift;
-    auto first = (p + start) % n;
+  for (auto& replicas :
+       assign_replicas(brokers, partitions, replication_factor, start_index)) {
     partition_state st;
-    st.replicas.push_back(brokers[static_cast<size_t>(first)]);
-    for (int32_t j = 0; j < replication_factor - 1; ++j) {
-      auto offset = n > 1 ? 1 + (shift + j) % (n - 1) : 0;
-      st.replicas.push_back(brokers[static_cast<size_t>((first + offset) % n)]);
-    }
+    st.replicas = std::move(replicas);
     st.leader = st.replicas.front();
     st.isr = st.replicas;
     result.push_back(std::move(st));
@@ -189,6 +178,118 @@ error_code cluster_metadata::create_topic(const std::string& name,
   topics_.emplace(name, std::move(result));
   if (!id.is_zero())
     topic_ids_[name] = id;
+  return error_code::none;
+}
+
+std::vector<std::vector<int32_t>>
+assign_replicas(const std::vector<int32_t>& brokers, int32_t count,
+                int32_t replication_factor, int32_t start_index,
+                int32_t first_partition) {
+  std::vector<std::vector<int32_t>> out;
+  auto n = static_cast<int32_t>(brokers.size());
+  if (n == 0)
+    return out;
+  auto start = ((start_index % n) + n) % n;
+  auto shift = start;
+  auto at = [&](int32_t i) { return brokers[static_cast<size_t>(i % n)]; };
+  for (int32_t p = std::max(0, first_partition);
+       p < std::max(0, first_partition) + count; ++p) {
+    if (p > 0 && p % n == 0)
+      ++shift;
+    auto first = (p + start) % n;
+    std::vector<int32_t> replicas{at(first)};
+    for (int32_t j = 0; j < replication_factor - 1; ++j)
+      replicas.push_back(at(first + (n > 1 ? 1 + (shift + j) % (n - 1) : 0)));
+    out.push_back(std::move(replicas));
+  }
+  return out;
+}
+
+std::vector<std::vector<int32_t>>
+cluster_metadata::assign_new_partitions(const std::string& topic,
+                                        int32_t count) const {
+  auto t = topics_.find(topic);
+  if (t == topics_.end() || t->second.empty())
+    return {};
+  auto& first = t->second.front().replicas;
+  auto brokers = live_brokers();
+  // math.max(0, allBrokers.indexWhere(_.id >= existingAssignmentPartition0.head))
+  int32_t start = 0;
+  if (!first.empty()) {
+    auto i = std::find_if(brokers.begin(), brokers.end(),
+                          [&](int32_t id) { return id >= first.front(); });
+    if (i != brokers.end())
+      start = static_cast<int32_t>(i - brokers.begin());
+  }
+  return assign_replicas(brokers, count, static_cast<int32_t>(first.size()),
+                         start, static_cast<int32_t>(t->second.size()));
+}
+
+std::vector<partition_change>
+cluster_metadata::add_partitions(const std::string& topic,
+                                 const std::vector<std::vector<int32_t>>& replicas) {
+  std::vector<partition_change> out;
+  auto t = topics_.find(topic);
+  if (t == topics_.end())
+    return out;
+  for (auto& r : replicas) {
+    partition_state st;
+    st.replicas = r;
+    for (auto id : r)
+      if (is_alive(id))
+        st.isr.push_back(id);
+    // No live replica: offline until one returns (Kafka leaves it in
+    // NewPartition; broker_started elects it).
+    if (st.isr.empty())
+      st.isr = r;
+    else
+      st.leader = st.isr.front();
+    t->second.push_back(st);
+    out.push_back(
+      {{topic, static_cast<int32_t>(t->second.size() - 1)}, std::move(st)});
+  }
+  return out;
+}
+
+error_code
+cluster_metadata::elect_preferred(const topic_partition& tp,
+                                  std::vector<partition_change>& changes) {
+  auto t = topics_.find(tp.topic);
+  if (t == topics_.end() || tp.partition < 0
+      || static_cast<size_t>(tp.partition) >= t->second.size())
+    return error_code::unknown_topic_or_partition;
+  auto& p = t->second[static_cast<size_t>(tp.partition)];
+  if (p.replicas.empty())
+    return error_code::preferred_leader_not_available;
+  auto preferred = p.replicas.front();
+  if (p.leader == preferred)
+    return error_code::election_not_needed;
+  if (!is_alive(preferred) || !contains(p.isr, preferred))
+    return error_code::preferred_leader_not_available;
+  p.leader = preferred;
+  ++p.leader_epoch;
+  ++p.partition_epoch;
+  changes.push_back({tp, p});
+  return error_code::none;
+}
+
+error_code
+cluster_metadata::elect_unclean(const topic_partition& tp,
+                                std::vector<partition_change>& changes) {
+  auto t = topics_.find(tp.topic);
+  if (t == topics_.end() || tp.partition < 0
+      || static_cast<size_t>(tp.partition) >= t->second.size())
+    return error_code::unknown_topic_or_partition;
+  auto& p = t->second[static_cast<size_t>(tp.partition)];
+  if (p.leader != -1 && is_alive(p.leader))
+    return error_code::election_not_needed;
+  auto was = p;
+  p.leader = -1;
+  if (!elect_offline_leader(p, true)) {
+    p = was;
+    return error_code::eligible_leaders_not_available;
+  }
+  changes.push_back({tp, p});
   return error_code::none;
 }
 

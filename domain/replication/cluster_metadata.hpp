@@ -108,6 +108,39 @@ public:
                           int32_t replication_factor, int32_t start_index = 0,
                           uuid id = {});
 
+  /// Replicas for `count` partitions after the topic's current ones, as
+  /// AdminZkClient.createNewPartitionsAssignment places them without an
+  /// assignment: assignReplicasToBrokers over the live brokers with the
+  /// topic's replication factor, the start index of the first live broker
+  /// whose id is not below partition 0's first replica, and the partition
+  /// ids continuing the topic's. Empty for an unknown topic.
+  std::vector<std::vector<int32_t>>
+  assign_new_partitions(const std::string& topic, int32_t count) const;
+
+  /// Appends partitions with these replicas (the caller validated them), as
+  /// Kafka's controller brings them online (onNewPartitionCreation,
+  /// initializeLeaderAndIsrForPartitions): the first live replica leads,
+  /// the live replicas are the ISR, leader epoch 0. Returns them.
+  std::vector<partition_change>
+  add_partitions(const std::string& topic,
+                 const std::vector<std::vector<int32_t>>& replicas);
+
+  /// ElectLeaders PREFERRED (PreferredReplicaPartitionLeaderElectionStrategy):
+  /// the first replica of the assignment leads, if it is alive and in the
+  /// ISR, with leader epoch + 1 and the ISR unchanged.
+  /// ELECTION_NOT_NEEDED when it leads already, PREFERRED_LEADER_NOT_AVAILABLE
+  /// when it cannot, UNKNOWN_TOPIC_OR_PARTITION. The change goes to `changes`.
+  error_code elect_preferred(const topic_partition& tp,
+                             std::vector<partition_change>& changes);
+
+  /// ElectLeaders UNCLEAN (OfflinePartitionLeaderElectionStrategy with
+  /// unclean election allowed): a partition whose leader is gone gets the
+  /// first live ISR replica, else the first live replica (its ISR is then
+  /// that replica alone). ELECTION_NOT_NEEDED when its leader is alive,
+  /// ELIGIBLE_LEADERS_NOT_AVAILABLE when no replica is.
+  error_code elect_unclean(const topic_partition& tp,
+                           std::vector<partition_change>& changes);
+
   bool has_topic(const std::string& name) const {
     return topics_.count(name) > 0;
   }
@@ -215,6 +248,16 @@ std::vector<topic_partition> changed_partitions(const cluster_metadata& before,
 
 /// Topics of `after` whose overrides differ from `before`'s, or that only
 /// `after` has (a new topic, with or without overrides).
+/// Kafka's AdminUtils.assignReplicasToBrokers, rack-unaware, with a fixed
+/// start index: `count` partitions from partition id `first_partition` over
+/// `brokers` (ascending ids). The first replica walks the brokers
+/// round-robin, the others follow at a shift that grows every time the
+/// partition ids wrap around the brokers.
+std::vector<std::vector<int32_t>>
+assign_replicas(const std::vector<int32_t>& brokers, int32_t count,
+                int32_t replication_factor, int32_t start_index,
+                int32_t first_partition = 0);
+
 std::vector<std::string> changed_configs(const cluster_metadata& before,
                                          const cluster_metadata& after);
 

@@ -123,6 +123,20 @@ void partition_leader::on_isr_expiration(int64_t now_ms) {
     proposed_isr_ = std::move(next);
 }
 
+void partition_leader::on_follower_log_start(int32_t follower,
+                                             int64_t log_start_offset) {
+  if (auto f = find(follower))
+    f->log_start_offset = log_start_offset;
+}
+
+int64_t partition_leader::low_watermark(int64_t own_log_start_offset) const {
+  auto low = own_log_start_offset;
+  for (auto& f : followers_)
+    if (in(isr_, f.broker_id))
+      low = std::min(low, f.log_start_offset);
+  return low;
+}
+
 void partition_leader::apply_isr(std::vector<int32_t> isr) {
   proposed_isr_.reset();
   isr_ = std::move(isr);

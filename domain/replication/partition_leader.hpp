@@ -22,6 +22,9 @@ struct follower_state {
   /// Leader's LEO and the time of this follower's previous fetch.
   int64_t last_fetch_leader_leo = 0;
   int64_t last_fetch_ms = 0;
+  /// Its log start offset as its latest fetch said; -1 (Kafka's
+  /// UnknownOffset) until it fetches from this leader.
+  int64_t log_start_offset = -1;
 };
 
 struct partition_leader_config {
@@ -89,6 +92,17 @@ public:
   /// (see proposed_isr()) and may advance the HW.
   void on_follower_fetch(int32_t follower, int64_t fetch_offset,
                          int64_t now_ms);
+
+  /// The log start offset a follower's fetch carried (Kafka's
+  /// Replica.updateFetchState keeps it beside the LEO).
+  void on_follower_log_start(int32_t follower, int64_t log_start_offset);
+
+  /// Kafka's Partition.lowWatermarkIfLeader: the smallest log start offset
+  /// of the leader (`own_log_start_offset`) and its followers. Kafka takes
+  /// every follower on a live broker; a troupe broker that stops leaves
+  /// every ISR at once, so the ISR stands for the live ones. DeleteRecords
+  /// completes when this reaches its offset.
+  int64_t low_watermark(int64_t own_log_start_offset) const;
 
   /// The isr-expiration tick (every replica.lag.time.max.ms / 2): proposes
   /// dropping followers not caught up within replica.lag.time.max.ms.

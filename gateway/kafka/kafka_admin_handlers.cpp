@@ -731,16 +731,142 @@ void serve_describe_cluster(kafka_session_ptr self,
     });
 }
 
-// Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
-void serve_create_partitions(kafka_session_ptr, const wire::request_header&,
-              wire::create_partitions_request&, kafka_reply_fn reply) {
-  reply(close_reply());
+// -- CreatePartitions (37) ------------------------------------------------------
+
+void serve_create_partitions(kafka_session_ptr self,
+                             const wire::request_header& h,
+                             wire::create_partitions_request& req,
+                             kafka_reply_fn reply) {
+  // Kafka's handleCreatePartitionsRequest: a topic named twice is
+  // INVALID_REQUEST, one without ALTER on it TOPIC_AUTHORIZATION_FAILED;
+  // the rest go to the controller, which answers each in request order.
+  auto results =
+    std::make_shared<std::vector<wire::create_partitions_topic_result>>();
+  std::map<std::string, int> seen;
+  for (auto& t : req.topics)
+    ++seen[t.name];
+  auto auth = authorizer_of(self);
+  std::vector<size_t> asked;
+  create_partitions_request out;
+  out.validate_only = req.validate_only;
+  for (auto& t : req.topics) {
+    wire::create_partitions_topic_result r;
+    r.name = t.name;
+    if (seen[t.name] > 1) {
+      r.error = error_code::invalid_request;
+      r.error_message = "Duplicate topic in request.";
+    } else if (!auth.topic(acl_operation::alter, t.name)) {
+      r.error = error_code::topic_authorization_failed;
+      r.error_message = "The topic authorization is failed.";
+    } else {
+      asked.push_back(results->size());
+      new_partitions np{t.name, t.count, {}};
+      if (t.assignments)
+        for (auto& a : *t.assignments)
+          np.assignments.push_back(a.broker_ids);
+      out.topics.push_back(std::move(np));
+    }
+    results->push_back(std::move(r));
+  }
+  auto send = [h, results, reply] {
+    wire::create_partitions_response res;
+    res.results = std::move(*results);
+    reply(frame(h, res, wire::encode_create_partitions_response));
+  };
+  if (asked.empty()) {
+    send();
+    return;
+  }
+  self->request(self->state.ctx.broker, edge_request_timeout, std::move(out))
+    .then(
+      [results, asked, send](create_partitions_response& res) {
+        for (size_t j = 0; j < asked.size(); ++j) {
+          auto& r = (*results)[asked[j]];
+          if (j < res.results.size()) {
+            r.error = res.results[j].error;
+            r.error_message = null_if_empty(res.results[j].message);
+          } else {
+            r.error = error_code::unknown_server_error;
+          }
+        }
+        send();
+      },
+      // The controller did not answer in time: Kafka's REQUEST_TIMED_OUT.
+      [results, asked, send](caf::error& err) {
+        for (auto j : asked) {
+          (*results)[j].error = error_code::request_timed_out;
+          (*results)[j].error_message = caf::to_string(err);
+        }
+        send();
+      });
 }
 
-// Placeholder until issue 22's topic admin lands (PLACEHOLDER-22).
-void serve_elect_leaders(kafka_session_ptr, const wire::request_header&,
-              wire::elect_leaders_request&, kafka_reply_fn reply) {
-  reply(close_reply());
+// -- ElectLeaders (43) ------------------------------------------------------------
+
+void serve_elect_leaders(kafka_session_ptr self, const wire::request_header& h,
+                         wire::elect_leaders_request& req,
+                         kafka_reply_fn reply) {
+  // Kafka's handleElectLeaders: ALTER on the CLUSTER, else every partition
+  // (and, v1+, the answer) is CLUSTER_AUTHORIZATION_FAILED. A null topic
+  // list asks for every partition. v0 is always PREFERRED.
+  auto type = h.api_version == 0 ? int8_t{0} : req.election_type;
+  auto answer = [h, reply](wire::elect_leaders_response res) {
+    reply(frame(h, res, wire::encode_elect_leaders_response));
+  };
+  auto each = [&req](error_code e, const std::string& message) {
+    wire::elect_leaders_response res;
+    if (req.topic_partitions)
+      for (auto& t : *req.topic_partitions) {
+        wire::elect_leaders_replica_result r{t.topic, {}};
+        for (auto p : t.partitions)
+          r.partition_result.push_back({p, e, message});
+        res.replica_election_results.push_back(std::move(r));
+      }
+    return res;
+  };
+  if (!authorizer_of(self).cluster(acl_operation::alter)) {
+    auto res = each(error_code::cluster_authorization_failed,
+                    "Cluster authorization failed.");
+    res.error = error_code::cluster_authorization_failed;
+    answer(std::move(res));
+    return;
+  }
+  if (type != 0 && type != 1) {
+    answer(each(error_code::invalid_request,
+                "Unknown election type " + std::to_string(type) + "."));
+    return;
+  }
+  elect_leaders_request out;
+  out.election_type = type;
+  out.all_partitions = !req.topic_partitions.has_value();
+  if (req.topic_partitions)
+    for (auto& t : *req.topic_partitions)
+      for (auto p : t.partitions)
+        out.partitions.push_back({t.topic, p});
+  auto timed_out = each(error_code::request_timed_out, "");
+  self->request(self->state.ctx.broker, edge_request_timeout, std::move(out))
+    .then(
+      [answer](elect_leaders_response& res) {
+        // One result per topic, its partitions in the controller's order.
+        wire::elect_leaders_response out;
+        out.error = res.error;
+        std::map<std::string, size_t> index;
+        for (auto& r : res.results) {
+          auto [i, added] = index.emplace(r.partition.topic,
+                                          out.replica_election_results.size());
+          if (added)
+            out.replica_election_results.push_back({r.partition.topic, {}});
+          out.replica_election_results[i->second].partition_result.push_back(
+            {r.partition.partition, r.error, null_if_empty(r.message)});
+        }
+        answer(std::move(out));
+      },
+      [answer, timed_out](caf::error& err) mutable {
+        for (auto& t : timed_out.replica_election_results)
+          for (auto& p : t.partition_result)
+            p.error_message = caf::to_string(err);
+        answer(std::move(timed_out));
+      });
 }
 
 } // namespace troupe::kafka_handlers

@@ -605,16 +605,91 @@ void serve_list_groups(kafka_session_ptr self, const wire::request_header& h,
     });
 }
 
-// Placeholder until issue 22's group admin lands (PLACEHOLDER-22).
-void serve_delete_groups(kafka_session_ptr, const wire::request_header&,
-              wire::delete_groups_request&, kafka_reply_fn reply) {
-  reply(close_reply());
+// -- DeleteGroups (42), OffsetDelete (47) --------------------------------------------
+
+void serve_delete_groups(kafka_session_ptr self, const wire::request_header& h,
+                         wire::delete_groups_request& req,
+                         kafka_reply_fn reply) {
+  // handleDeleteGroupsRequest: each group once; DELETE on a group, else
+  // GROUP_AUTHORIZATION_FAILED, listed after the coordinator's results.
+  auto auth = authorizer_of(self);
+  std::vector<std::string> allowed;
+  std::vector<std::string> refused;
+  for (auto& g : req.groups_names) {
+    if (std::find(allowed.begin(), allowed.end(), g) != allowed.end()
+        || std::find(refused.begin(), refused.end(), g) != refused.end())
+      continue;
+    (auth.group(acl_operation::delete_, g) ? allowed : refused).push_back(g);
+  }
+  auto answer = [h, refused](std::vector<deleted_group> results) {
+    wire::delete_groups_response out;
+    for (auto& r : results)
+      out.results.push_back({r.group_id, r.error});
+    for (auto& g : refused)
+      out.results.push_back({g, error_code::group_authorization_failed});
+    return frame(h, out, wire::encode_delete_groups_response);
+  };
+  if (allowed.empty()) {
+    reply(answer({}));
+    return;
+  }
+  ask_one<delete_groups_response>(
+    self, edge_request_timeout, delete_groups_request{allowed},
+    std::move(reply), [answer](delete_groups_response& res) {
+      return answer(std::move(res.results));
+    });
 }
 
-// Placeholder until issue 22's group admin lands (PLACEHOLDER-22).
-void serve_offset_delete(kafka_session_ptr, const wire::request_header&,
-              wire::offset_delete_request&, kafka_reply_fn reply) {
-  reply(close_reply());
+void serve_offset_delete(kafka_session_ptr self, const wire::request_header& h,
+                         wire::offset_delete_request& req,
+                         kafka_reply_fn reply) {
+  // handleOffsetDeleteRequest: DELETE on the group, else only
+  // GROUP_AUTHORIZATION_FAILED; READ on each topic, else its partitions
+  // get TOPIC_AUTHORIZATION_FAILED and are not asked for.
+  auto auth = authorizer_of(self);
+  if (!auth.group(acl_operation::delete_, req.group_id)) {
+    wire::offset_delete_response out;
+    out.error = error_code::group_authorization_failed;
+    reply(frame(h, out, wire::encode_offset_delete_response));
+    return;
+  }
+  offset_delete_request out;
+  out.group_id = req.group_id;
+  wire::offset_delete_response shape;
+  for (auto& t : req.topics) {
+    wire::offset_delete_response_topic tr;
+    tr.name = t.name;
+    auto denied = auth.topic(acl_operation::read, t.name)
+                    ? error_code::none
+                    : error_code::topic_authorization_failed;
+    for (auto& p : t.partitions) {
+      if (denied == error_code::none)
+        out.partitions.push_back({t.name, p.partition_index});
+      tr.partitions.push_back({p.partition_index, denied});
+    }
+    shape.topics.push_back(std::move(tr));
+  }
+  // The coordinator is asked even with nothing left: the group's own
+  // errors come first (GroupCoordinator.handleDeleteOffsets).
+  ask_one<offset_delete_response>(
+    self, edge_request_timeout, std::move(out), std::move(reply),
+    [h, shape = std::move(shape)](offset_delete_response& res) mutable {
+      if (res.error != error_code::none) {
+        // OffsetDeleteRequest.getErrorResponse: the group's error alone.
+        wire::offset_delete_response out;
+        out.error = res.error;
+        return frame(h, out, wire::encode_offset_delete_response);
+      }
+      std::map<std::pair<std::string, int32_t>, error_code> errors;
+      for (auto& p : res.partitions)
+        errors[{p.topic, p.partition}] = p.error;
+      for (auto& t : shape.topics)
+        for (auto& p : t.partitions)
+          if (auto i = errors.find({t.name, p.partition_index});
+              i != errors.end())
+            p.error = i->second;
+      return frame(h, shape, wire::encode_offset_delete_response);
+    });
 }
 
 } // namespace troupe::kafka_handlers

@@ -115,8 +115,9 @@ void add_lag(const call& c, std::shared_ptr<pb::GroupDescription> out,
                 int64_t hw = ends[i] ? ends[i]->offset : -1;
                 l->set_committed(static_cast<double>(committed));
                 l->set_high_watermark(static_cast<double>(hw));
-                l->set_lag(static_cast<double>(
-                  hw < 0 ? -1 : hw - std::max<int64_t>(committed, 0)));
+                if (committed >= 0 && hw >= 0)
+                  l->set_lag(static_cast<double>(
+                    std::max<int64_t>(hw - committed, 0)));
               }
               c.reply(ok(*out));
             },

@@ -56,6 +56,9 @@ replica_actor::behavior_type fake_replica(replica_actor::pointer self,
     [](fetch_timeout&) {},
     [](cluster_peers&) {},
     [](replica_config&) {},
+    [](delete_records_request&) {
+      return delete_records_response{error_code::not_leader_or_follower, -1};
+    },
     // The test's "release the held writes".
     [box](follower_fetch_tick&) {
       auto held = std::exchange(box->held, {});

@@ -596,6 +596,7 @@ TEST_CASE("supported versions are Kafka 4.0's for every API, plus the older "
     {18, "ApiVersions", 0, 4, 3},
     {19, "CreateTopics", 0, 7, 5},
     {20, "DeleteTopics", 1, 6, 4},
+    {21, "DeleteRecords", 0, 2, 2},
     {22, "InitProducerId", 0, 5, 2},
     {23, "OffsetForLeaderEpoch", 2, 4, 4},
     {29, "DescribeAcls", 0, 3, 2}, // Kafka 3.9's; 4.0 drops v0
@@ -603,8 +604,13 @@ TEST_CASE("supported versions are Kafka 4.0's for every API, plus the older "
     {31, "DeleteAcls", 0, 3, 2},
     {32, "DescribeConfigs", 1, 4, 4},
     {33, "AlterConfigs", 0, 2, 2},
+    {35, "DescribeLogDirs", 0, 4, 2},
     {36, "SaslAuthenticate", 0, 2, 2},
+    {37, "CreatePartitions", 0, 3, 2},
+    {42, "DeleteGroups", 0, 2, 2},
+    {43, "ElectLeaders", 0, 2, 2},
     {44, "IncrementalAlterConfigs", 0, 1, 1},
+    {47, "OffsetDelete", 0, 0, 1}, // never flexible
     {50, "DescribeUserScramCredentials", 0, 0, 0},
     {51, "AlterUserScramCredentials", 0, 0, 0},
     {60, "DescribeCluster", 0, 2, 0},
@@ -631,7 +637,7 @@ TEST_CASE("supported versions are Kafka 4.0's for every API, plus the older "
       CHECK_FALSE(is_flexible(e.key, e.first_flexible - 1));
   }
   CHECK_FALSE(is_supported(17, 2)); // SaslHandshake has v0-1 only
-  CHECK_FALSE(is_supported(21, 0)); // DeleteRecords
+  CHECK_FALSE(is_supported(47, 1)); // OffsetDelete has v0 only
   CHECK(api_name(99) == "Unknown");
   CHECK(first_flexible_version(99) == -1);
   CHECK_FALSE(is_flexible(99, 100));

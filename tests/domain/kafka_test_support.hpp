@@ -214,6 +214,12 @@ inline bool decode_response(troupe::wire::api_key key, int16_t v,
     TROUPE_TEST_RESPONSE(alter_user_scram_credentials)
     TROUPE_TEST_RESPONSE(sasl_handshake)
     TROUPE_TEST_RESPONSE(sasl_authenticate)
+    TROUPE_TEST_RESPONSE(delete_groups)
+    TROUPE_TEST_RESPONSE(offset_delete)
+    TROUPE_TEST_RESPONSE(delete_records)
+    TROUPE_TEST_RESPONSE(describe_log_dirs)
+    TROUPE_TEST_RESPONSE(create_partitions)
+    TROUPE_TEST_RESPONSE(elect_leaders)
   }
 #undef TROUPE_TEST_RESPONSE
   return false;

@@ -582,6 +582,89 @@ sasl_authenticate_response full_sasl_authenticate_response() {
           b("v=rmF9pqV8S7suAoZWja4dJRkFsKQ="), 3600000};
 }
 
+delete_groups_request full_delete_groups_request() {
+  return {{"g1", "g2"}};
+}
+
+delete_groups_response full_delete_groups_response() {
+  return {3, {{"g1", error_code::none}, {"g2", error_code::non_empty_group}}};
+}
+
+offset_delete_request full_offset_delete_request() {
+  return {"g", {{"orders", {{0}, {3}}}}};
+}
+
+offset_delete_response full_offset_delete_response() {
+  return {error_code::group_id_not_found,
+          4,
+          {{"orders", {{0, error_code::group_subscribed_to_topic}}}}};
+}
+
+delete_records_request full_delete_records_request() {
+  return {{{"orders", {{0, 42}, {1, -1}}}}, 1500};
+}
+
+delete_records_response full_delete_records_response() {
+  return {2,
+          {{"orders",
+            {{0, 42, error_code::none},
+             {1, -1, error_code::offset_out_of_range}}}}};
+}
+
+describe_log_dirs_request full_describe_log_dirs_request() {
+  describe_log_dirs_request x;
+  x.topics = std::vector<describable_log_dir_topic>{{"orders", {0, 1}}};
+  return x;
+}
+
+// The top-level error (v3+) and the sizes (v4+) are ignorable: every
+// version writes this sample, the older ones without them.
+describe_log_dirs_response full_describe_log_dirs_response() {
+  describe_log_dirs_response x;
+  x.throttle_time_ms = 6;
+  x.error = error_code::cluster_authorization_failed;
+  x.results = {{error_code::kafka_storage_error,
+                "/var/lib/troupe",
+                {{"orders", {{0, 1024, 3, true}}}},
+                1 << 30,
+                1 << 20}};
+  return x;
+}
+
+create_partitions_request full_create_partitions_request() {
+  create_partitions_request x;
+  x.topics = {{"orders", 4, std::vector<create_partitions_assignment>{{{1}}}},
+              {"payments", 2, std::nullopt}};
+  x.timeout_ms = 700;
+  x.validate_only = true;
+  return x;
+}
+
+create_partitions_response full_create_partitions_response() {
+  return {8,
+          {{"orders", error_code::none, std::nullopt},
+           {"payments", error_code::invalid_partitions,
+            std::string{"fewer than today"}}}};
+}
+
+// ElectionType (v1+) and the top-level error (v1+) are not ignorable: the
+// sample keeps their defaults so that v0 can write it.
+elect_leaders_request full_elect_leaders_request() {
+  elect_leaders_request x;
+  x.topic_partitions =
+    std::vector<elect_leaders_topic_partitions>{{"orders", {0, 2}}};
+  x.timeout_ms = 900;
+  return x;
+}
+
+elect_leaders_response full_elect_leaders_response() {
+  return {9,
+          error_code::none,
+          {{"orders",
+            {{0, error_code::none, std::nullopt},
+             {2, error_code::election_not_needed, std::string{"leader"}}}}}};
+}
+
 // -- every version ------------------------------------------------------------
 
 struct body_sample {
@@ -663,6 +746,12 @@ std::vector<body_sample> every_api_in_every_version() {
   TROUPE_EVERY_VERSION(alter_user_scram_credentials);
   TROUPE_EVERY_VERSION(sasl_handshake);
   TROUPE_EVERY_VERSION(sasl_authenticate);
+  TROUPE_EVERY_VERSION(delete_groups);
+  TROUPE_EVERY_VERSION(offset_delete);
+  TROUPE_EVERY_VERSION(delete_records);
+  TROUPE_EVERY_VERSION(describe_log_dirs);
+  TROUPE_EVERY_VERSION(create_partitions);
+  TROUPE_EVERY_VERSION(elect_leaders);
   return out;
 }
 

@@ -548,9 +548,12 @@ TEST_CASE("truncate_to drops every offset at and after the target across "
     CHECK(log.log_start_offset() == 10);
     CHECK(log.log_end_offset() == 10);
     CHECK(log.segment_base_offsets() == std::vector<int64_t>{10});
+    // The log start offset is checkpointed (Kafka's
+    // log-start-offset-checkpoint), so a restart starts at 10 too.
     CHECK(list_dir(dir.path)
           == std::vector<std::string>{segment_name(10, ".index"),
-                                      segment_name(10, ".log")});
+                                      segment_name(10, ".log"),
+                                      "log-start-offset-checkpoint"});
     CHECK(append_ok(log, make_batch(1, 10)) == 10);
   }
 }

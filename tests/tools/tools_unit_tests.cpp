@@ -271,6 +271,7 @@ TEST_CASE("every flag error gives one line on stderr and status 1") {
     CHECK(run(c, out, err) == 1);
     CHECK(out.empty());
     CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    INFO(err);
     CHECK(err.find(c.message) != std::string::npos);
     CHECK(err.rfind(std::string{"troupe "} + c.tool + ": ", 0) == 0);
   }
@@ -285,6 +286,7 @@ TEST_CASE("an unreachable bootstrap server fails within the timeout") {
                           o, e);
   auto took = std::chrono::steady_clock::now() - start;
   CHECK(status == 1);
-  CHECK(std::count(e.str().begin(), e.str().end(), '\n') == 1);
+  auto err = e.str();
+  CHECK(std::count(err.begin(), err.end(), '\n') == 1);
   CHECK(took < std::chrono::seconds(5));
 }
