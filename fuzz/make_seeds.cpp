@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "domain/kafka/protocol.hpp"
+#include "domain/log/legacy_records.hpp"
 #include "domain/log/record_batch.hpp"
 
 using namespace troupe;
@@ -146,6 +147,37 @@ int main(int argc, char** argv) {
           {"retention.ms", config_operation_delete, std::nullopt}}}},
        false}),
   };
+  // Kafka 3.9's old versions: Produce v0-2 with magic 0/1 message sets,
+  // Fetch v0, ListOffsets v0, OffsetCommit v0-1, OffsetFetch v0.
+  auto legacy = [](int8_t magic) {
+    legacy_message m;
+    m.magic = magic;
+    m.timestamp = magic == 0 ? -1 : 1000;
+    m.key = b("k");
+    m.value = b("hello");
+    return encode_legacy(magic, compression_codec::none, {m});
+  };
+  frames.push_back(
+    request_frame(api_key::produce, 0, encode_produce_request,
+                  {std::nullopt, 1, 1000, {{"t", {{0, legacy(0)}}}}}));
+  frames.push_back(
+    request_frame(api_key::produce, 2, encode_produce_request,
+                  {std::nullopt, -1, 1000, {{"t", {{0, legacy(1)}}}}}));
+  frames.push_back(
+    request_frame(api_key::fetch, 0, encode_fetch_request,
+                  {-1, 500, 1, 0x7fffffff, 0, {{"t", {{0, 0, 1 << 20}}}}}));
+  frames.push_back(
+    request_frame(api_key::list_offsets, 0, encode_list_offsets_request,
+                  {-1, {{"t", {{0, earliest_timestamp, -1, 1}}}}}));
+  frames.push_back(
+    request_frame(api_key::offset_commit, 0, encode_offset_commit_request,
+                  {"g", -1, "", -1, {{"t", {{0, 5, std::string{"x"}}}}}}));
+  frames.push_back(request_frame(
+    api_key::offset_commit, 1, encode_offset_commit_request,
+    {"g", 1, "m", -1, {{"t", {{0, 5, std::string{"x"}, -1, 1000}}}}}));
+  frames.push_back(
+    request_frame(api_key::offset_fetch, 0, encode_offset_fetch_request,
+                  {"g", std::vector<offset_fetch_topic>{{"t", {0}}}}));
   // Flexible versions with their compact fields and tagged fields set.
   join.group_instance_id = "instance-1";
   join.reason = "seed";

@@ -102,7 +102,11 @@ void fields(Io& io, deletable_topic_result& x) {
 
 template <class Io>
 void fields(Io& io, delete_topics_response& x) {
-  io.i32(x.throttle_time_ms); // v1+, every version served
+  // ThrottleTimeMs: v1+, not ignorable.
+  if (io.version >= 1)
+    io.i32(x.throttle_time_ms);
+  else
+    io.absent(x.throttle_time_ms, int32_t{0}, "ThrottleTimeMs");
   io.array(x.responses);
 }
 
@@ -118,7 +122,11 @@ void fields(Io& io, describe_configs_resource& x) {
 template <class Io>
 void fields(Io& io, describe_configs_request& x) {
   io.array(x.resources);
-  io.boolean(x.include_synonyms); // v1+, every version served
+  // IncludeSynonyms: v1+, not ignorable.
+  if (io.version >= 1)
+    io.boolean(x.include_synonyms);
+  else
+    io.absent(x.include_synonyms, false, "IncludeSynonyms");
   if (io.version >= 3)
     io.boolean(x.include_documentation);
 }
@@ -135,9 +143,14 @@ void fields(Io& io, describe_configs_resource_result& x) {
   io.string(x.name);
   io.nullable_string(x.value);
   io.boolean(x.read_only);
-  io.i8(x.config_source); // v1+, every version served (v0 had IsDefault)
+  // IsDefault (v0 only), then ConfigSource (v1+, ignorable).
+  if (io.version == 0)
+    io.boolean(x.is_default);
+  else
+    io.i8(x.config_source);
   io.boolean(x.is_sensitive);
-  io.array(x.synonyms);
+  if (io.version >= 1) // ignorable
+    io.array(x.synonyms);
   if (io.version >= 3) {
     io.i8(x.config_type);
     io.nullable_string(x.documentation);

@@ -75,7 +75,7 @@ struct create_topics_response {
   int32_t throttle_time_ms = 0; // v2+
 };
 
-// -- DeleteTopics (20), v1-6 --------------------------------------------------
+// -- DeleteTopics (20), v0-6 --------------------------------------------------
 
 /// A topic to delete by name or, with a null name, by id (v6+).
 struct delete_topic_state {
@@ -85,7 +85,7 @@ struct delete_topic_state {
 
 struct delete_topics_request {
   std::vector<delete_topic_state> topics{}; // v6+
-  std::vector<std::string> topic_names{};   // v1-5
+  std::vector<std::string> topic_names{};   // v0-5
   int32_t timeout_ms = 0;
 };
 
@@ -101,7 +101,7 @@ struct delete_topics_response {
   std::vector<deletable_topic_result> responses{};
 };
 
-// -- DescribeConfigs (32), v1-4 -----------------------------------------------
+// -- DescribeConfigs (32), v0-4 -----------------------------------------------
 
 /// ResourceType of the config APIs (Kafka's ConfigResource.Type).
 constexpr int8_t config_resource_topic = 2;
@@ -138,6 +138,7 @@ struct describe_configs_resource_result {
   std::vector<describe_configs_synonym> synonyms{}; // v1+
   int8_t config_type = 0;                           // v3+
   std::optional<std::string> documentation{};       // v3+
+  bool is_default = false; // v0 only: the source is DEFAULT_CONFIG
 };
 
 struct describe_configs_result {

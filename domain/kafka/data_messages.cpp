@@ -111,7 +111,12 @@ void fields(Io& io, produce_topic& x) {
 
 template <class Io>
 void fields(Io& io, produce_request& x) {
-  io.nullable_string(x.transactional_id); // v3+, every version served
+  // v3+, not ignorable: v0-2 carry no transactions.
+  if (io.version >= 3)
+    io.nullable_string(x.transactional_id);
+  else
+    io.absent(x.transactional_id, std::optional<std::string>{},
+              "TransactionalId");
   io.i16(x.acks);
   io.i32(x.timeout_ms);
   io.array(x.topics);
@@ -128,7 +133,8 @@ void fields(Io& io, produce_partition_response& x) {
   io.i32(x.index);
   io.error(x.error);
   io.i64(x.base_offset);
-  io.i64(x.log_append_time_ms); // v2+, every version served
+  if (io.version >= 2) // ignorable
+    io.i64(x.log_append_time_ms);
   if (io.version >= 5)
     io.i64(x.log_start_offset);
   if (io.version >= 8) {
@@ -150,7 +156,8 @@ void fields(Io& io, produce_topic_response& x) {
 template <class Io>
 void fields(Io& io, produce_response& x) {
   io.array(x.responses);
-  io.i32(x.throttle_time_ms);
+  if (io.version >= 1) // ignorable
+    io.i32(x.throttle_time_ms);
   io.tags([&](auto& tag) {
     if (io.version >= 10)
       tag(0, x.node_endpoints);
@@ -206,8 +213,10 @@ void fields(Io& io, fetch_request& x) {
     io.i32(x.replica_id);
   io.i32(x.max_wait_ms);
   io.i32(x.min_bytes);
-  io.i32(x.max_bytes);      // v3+, every version served
-  io.i8(x.isolation_level); // v4+, every version served
+  if (io.version >= 3) // ignorable, default 0x7fffffff
+    io.i32(x.max_bytes);
+  if (io.version >= 4) // ignorable, default read_uncommitted
+    io.i8(x.isolation_level);
   if (io.version >= 7) {
     io.i32(x.session_id);
     io.i32(x.session_epoch);
@@ -247,10 +256,12 @@ void fields(Io& io, fetch_partition_response& x) {
   io.i32(x.partition_index);
   io.error(x.error);
   io.i64(x.high_watermark);
-  io.i64(x.last_stable_offset); // v4+, every version served
+  if (io.version >= 4) // ignorable
+    io.i64(x.last_stable_offset);
   if (io.version >= 5)
     io.i64(x.log_start_offset);
-  io.nullable_array(x.aborted_transactions);
+  if (io.version >= 4) // ignorable
+    io.nullable_array(x.aborted_transactions);
   if (io.version >= 11)
     io.i32(x.preferred_read_replica);
   io.records(x.records);
@@ -272,7 +283,8 @@ void fields(Io& io, fetch_topic_response& x) {
 
 template <class Io>
 void fields(Io& io, fetch_response& x) {
-  io.i32(x.throttle_time_ms); // v1+, every version served
+  if (io.version >= 1) // ignorable
+    io.i32(x.throttle_time_ms);
   if (io.version >= 7) {
     io.error(x.error);
     io.i32(x.session_id);
@@ -292,6 +304,10 @@ void fields(Io& io, list_offsets_partition& x) {
   if (io.version >= 4)
     io.i32(x.current_leader_epoch);
   io.i64(x.timestamp);
+  if (io.version == 0) // v0 only, not ignorable
+    io.i32(x.max_num_offsets);
+  else
+    io.absent(x.max_num_offsets, int32_t{1}, "MaxNumOffsets");
 }
 
 template <class Io>
@@ -314,8 +330,16 @@ template <class Io>
 void fields(Io& io, list_offsets_partition_response& x) {
   io.i32(x.partition_index);
   io.error(x.error);
-  io.i64(x.timestamp); // v1+, every version served
-  io.i64(x.offset);
+  // OldStyleOffsets (v0 only), Timestamp and Offset (v1+): none ignorable.
+  if (io.version == 0) {
+    io.array(x.old_style_offsets);
+    io.absent(x.timestamp, int64_t{-1}, "Timestamp");
+    io.absent(x.offset, int64_t{-1}, "Offset");
+  } else {
+    io.absent(x.old_style_offsets, std::vector<int64_t>{}, "OldStyleOffsets");
+    io.i64(x.timestamp);
+    io.i64(x.offset);
+  }
   if (io.version >= 4)
     io.i32(x.leader_epoch);
 }
@@ -358,7 +382,8 @@ void fields(Io& io, init_producer_id_response& x) {
 template <class Io>
 void fields(Io& io, offset_for_leader_partition& x) {
   io.i32(x.partition);
-  io.i32(x.current_leader_epoch); // v2+, every version served
+  if (io.version >= 2) // ignorable
+    io.i32(x.current_leader_epoch);
   io.i32(x.leader_epoch);
 }
 
@@ -379,7 +404,8 @@ template <class Io>
 void fields(Io& io, offset_for_leader_partition_result& x) {
   io.error(x.error);
   io.i32(x.partition);
-  io.i32(x.leader_epoch); // v1+, every version served
+  if (io.version >= 1) // ignorable
+    io.i32(x.leader_epoch);
   io.i64(x.end_offset);
 }
 
@@ -391,7 +417,8 @@ void fields(Io& io, offset_for_leader_topic_result& x) {
 
 template <class Io>
 void fields(Io& io, offset_for_leader_epoch_response& x) {
-  io.i32(x.throttle_time_ms); // v2+, every version served
+  if (io.version >= 2) // ignorable
+    io.i32(x.throttle_time_ms);
   io.array(x.topics);
 }
 

@@ -94,10 +94,10 @@ struct metadata_response {
   error_code error = error_code::none; // v13+ (KIP-1102)
 };
 
-// -- Produce (0), v3-12 -------------------------------------------------------
+// -- Produce (0), v0-12 -------------------------------------------------------
 
-/// Records are a RecordBatch run, kept as raw bytes (see domain/log); a null
-/// records field reads as empty.
+/// Records are a RecordBatch run (v3+) or a magic 0/1 message set (v0-2),
+/// kept as raw bytes (see domain/log); a null records field reads as empty.
 struct produce_partition {
   int32_t index = 0;
   bytes records{};
@@ -109,7 +109,7 @@ struct produce_topic {
 };
 
 struct produce_request {
-  std::optional<std::string> transactional_id{};
+  std::optional<std::string> transactional_id{}; // v3+
   int16_t acks = -1;
   int32_t timeout_ms = 0;
   std::vector<produce_topic> topics{};
@@ -124,7 +124,7 @@ struct produce_partition_response {
   int32_t index = 0;
   error_code error = error_code::none;
   int64_t base_offset = -1;
-  int64_t log_append_time_ms = -1; // -1 for CreateTime topics
+  int64_t log_append_time_ms = -1; // v2+; -1 for CreateTime topics
   int64_t log_start_offset = -1;   // v5+
   std::vector<batch_index_and_error_message> record_errors{}; // v8+
   std::optional<std::string> error_message{};                 // v8+
@@ -138,11 +138,11 @@ struct produce_topic_response {
 
 struct produce_response {
   std::vector<produce_topic_response> responses{};
-  int32_t throttle_time_ms = 0;
+  int32_t throttle_time_ms = 0;                               // v1+
   std::optional<std::vector<node_endpoint>> node_endpoints{}; // v10+, tag 0
 };
 
-// -- Fetch (1), v4-17 ---------------------------------------------------------
+// -- Fetch (1), v0-17 ---------------------------------------------------------
 
 struct fetch_partition {
   int32_t partition = 0;
@@ -177,8 +177,8 @@ struct fetch_request {
   int32_t replica_id = -1; // v0-14; -1 for consumers
   int32_t max_wait_ms = 0;
   int32_t min_bytes = 0;
-  int32_t max_bytes = 0x7fffffff;
-  int8_t isolation_level = 0; // 0 read_uncommitted, 1 read_committed
+  int32_t max_bytes = 0x7fffffff; // v3+
+  int8_t isolation_level = 0;     // v4+; 0 read_uncommitted, 1 read_committed
   std::vector<fetch_topic> topics{};
   int32_t session_id = 0;                               // v7+
   int32_t session_epoch = -1;                           // v7+
@@ -212,9 +212,10 @@ struct fetch_partition_response {
   int32_t partition_index = 0;
   error_code error = error_code::none;
   int64_t high_watermark = -1;
-  int64_t last_stable_offset = -1;
-  std::optional<std::vector<aborted_transaction>> aborted_transactions =
+  int64_t last_stable_offset = -1;                                       // v4+
+  std::optional<std::vector<aborted_transaction>> aborted_transactions = // v4+
     std::vector<aborted_transaction>{};
+  /// RecordBatch v2 (v4+), magic 1 (v2-3) or magic 0 (v0-1) messages.
   bytes records{};
   int64_t log_start_offset = -1;                       // v5+
   int32_t preferred_read_replica = -1;                 // v11+
@@ -230,14 +231,14 @@ struct fetch_topic_response {
 };
 
 struct fetch_response {
-  int32_t throttle_time_ms = 0;
+  int32_t throttle_time_ms = 0; // v1+
   std::vector<fetch_topic_response> responses{};
   error_code error = error_code::none;                        // v7+
   int32_t session_id = 0;                                     // v7+
   std::optional<std::vector<node_endpoint>> node_endpoints{}; // v16+, tag 0
 };
 
-// -- ListOffsets (2), v1-10 ---------------------------------------------------
+// -- ListOffsets (2), v0-10 ---------------------------------------------------
 
 /// Kafka's special timestamps of ListOffsets.
 constexpr int64_t latest_timestamp = -1;
@@ -247,6 +248,7 @@ struct list_offsets_partition {
   int32_t partition_index = 0;
   int64_t timestamp = latest_timestamp;
   int32_t current_leader_epoch = -1; // v4+
+  int32_t max_num_offsets = 1;       // v0 only
 };
 
 struct list_offsets_topic {
@@ -264,9 +266,10 @@ struct list_offsets_request {
 struct list_offsets_partition_response {
   int32_t partition_index = 0;
   error_code error = error_code::none;
-  int64_t timestamp = -1;
-  int64_t offset = -1;
+  int64_t timestamp = -1;    // v1+
+  int64_t offset = -1;       // v1+
   int32_t leader_epoch = -1; // v4+
+  std::vector<int64_t> old_style_offsets{}; // v0 only
 };
 
 struct list_offsets_topic_response {
@@ -295,7 +298,7 @@ struct init_producer_id_response {
   int16_t producer_epoch = 0;
 };
 
-// -- OffsetForLeaderEpoch (23), v2-4 ------------------------------------------
+// -- OffsetForLeaderEpoch (23), v0-4 ------------------------------------------
 
 struct offset_for_leader_partition {
   int32_t partition = 0;
@@ -316,7 +319,7 @@ struct offset_for_leader_epoch_request {
 struct offset_for_leader_partition_result {
   error_code error = error_code::none;
   int32_t partition = 0;
-  int32_t leader_epoch = -1;
+  int32_t leader_epoch = -1; // v1+
   int64_t end_offset = -1;
 };
 
@@ -326,7 +329,7 @@ struct offset_for_leader_topic_result {
 };
 
 struct offset_for_leader_epoch_response {
-  int32_t throttle_time_ms = 0;
+  int32_t throttle_time_ms = 0; // v2+
   std::vector<offset_for_leader_topic_result> topics{};
 };
 

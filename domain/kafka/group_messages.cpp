@@ -18,6 +18,11 @@ void fields(Io& io, offset_commit_partition& x) {
   io.i64(x.committed_offset);
   if (io.version >= 6)
     io.i32(x.committed_leader_epoch);
+  // CommitTimestamp: v1 only, not ignorable.
+  if (io.version == 1)
+    io.i64(x.commit_timestamp);
+  else
+    io.absent(x.commit_timestamp, int64_t{-1}, "CommitTimestamp");
   io.nullable_string(x.committed_metadata);
 }
 
@@ -30,11 +35,13 @@ void fields(Io& io, offset_commit_topic& x) {
 template <class Io>
 void fields(Io& io, offset_commit_request& x) {
   io.string(x.group_id);
-  io.i32(x.generation_id);
-  io.string(x.member_id);
+  if (io.version >= 1) { // ignorable: v0 is generation -1, no member
+    io.i32(x.generation_id);
+    io.string(x.member_id);
+  }
   if (io.version >= 7)
     io.nullable_string(x.group_instance_id);
-  if (io.version <= 4)
+  if (io.version >= 2 && io.version <= 4) // ignorable
     io.i64(x.retention_time_ms);
   io.array(x.topics);
 }

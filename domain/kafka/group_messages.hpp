@@ -23,13 +23,14 @@
 
 namespace troupe::wire {
 
-// -- OffsetCommit (8), v2-9 ---------------------------------------------------
+// -- OffsetCommit (8), v0-9 ---------------------------------------------------
 
 struct offset_commit_partition {
   int32_t partition_index = 0;
   int64_t committed_offset = 0;
   std::optional<std::string> committed_metadata{};
   int32_t committed_leader_epoch = -1; // v6+
+  int64_t commit_timestamp = -1;       // v1 only; -1: the broker's clock
 };
 
 struct offset_commit_topic {
@@ -40,8 +41,9 @@ struct offset_commit_topic {
 struct offset_commit_request {
   std::string group_id{};
   /// GenerationIdOrMemberEpoch: the member epoch for KIP-848 groups (v9+).
+  /// v1+; v0 commits as generation -1 with no member (a simple commit).
   int32_t generation_id = -1;
-  std::string member_id{};
+  std::string member_id{};        // v1+
   int64_t retention_time_ms = -1; // v2-4; -1: the broker's default
   std::vector<offset_commit_topic> topics{};
   std::optional<std::string> group_instance_id{}; // v7+
@@ -62,7 +64,7 @@ struct offset_commit_response {
   int32_t throttle_time_ms = 0; // v3+
 };
 
-// -- OffsetFetch (9), v1-9 ----------------------------------------------------
+// -- OffsetFetch (9), v0-9 (v0's layout is v1's) ----------------------------
 
 struct offset_fetch_topic {
   std::string name{};

@@ -16,16 +16,20 @@ struct api_info {
   int16_t first_flexible; // the schema's flexibleVersions "N+"
 };
 
-// Kafka 4.0's versions of each API, from its KIP-896 baseline to its newest,
-// and below the baseline the versions troupe served before (CreateTopics 0-1;
-// Kafka 4.0 starts at 2) because librdkafka 2.0.2 and kafkajs send them.
+// Every version Kafka 3.9 serves of each API (its validVersions, from v0:
+// the old clients Kafka 4.0 drops with KIP-896), up to Kafka 4.0's newest.
+// Below Kafka 4.0's floors: Produce v0-2 (magic 0/1 message sets), Fetch
+// v0-3 (answered in magic 0/1), ListOffsets v0, OffsetCommit v0-1,
+// OffsetFetch v0, DeleteTopics v0, OffsetForLeaderEpoch v0-1,
+// DescribeConfigs v0, CreateTopics v0-1, DescribeAcls/CreateAcls/DeleteAcls
+// v0.
 constexpr api_info apis[] = {
-  {api_key::produce, "Produce", 3, 12, 9},
-  {api_key::fetch, "Fetch", 4, 17, 12},
-  {api_key::list_offsets, "ListOffsets", 1, 10, 6},
+  {api_key::produce, "Produce", 0, 12, 9},
+  {api_key::fetch, "Fetch", 0, 17, 12},
+  {api_key::list_offsets, "ListOffsets", 0, 10, 6},
   {api_key::metadata, "Metadata", 0, 13, 9},
-  {api_key::offset_commit, "OffsetCommit", 2, 9, 8},
-  {api_key::offset_fetch, "OffsetFetch", 1, 9, 6},
+  {api_key::offset_commit, "OffsetCommit", 0, 9, 8},
+  {api_key::offset_fetch, "OffsetFetch", 0, 9, 6},
   {api_key::find_coordinator, "FindCoordinator", 0, 6, 3},
   {api_key::join_group, "JoinGroup", 0, 9, 6},
   {api_key::heartbeat, "Heartbeat", 0, 4, 4},
@@ -37,15 +41,15 @@ constexpr api_info apis[] = {
   {api_key::sasl_handshake, "SaslHandshake", 0, 1, 2},
   {api_key::api_versions, "ApiVersions", 0, 4, 3},
   {api_key::create_topics, "CreateTopics", 0, 7, 5},
-  {api_key::delete_topics, "DeleteTopics", 1, 6, 4},
+  {api_key::delete_topics, "DeleteTopics", 0, 6, 4},
   {api_key::delete_records, "DeleteRecords", 0, 2, 2},
   {api_key::init_producer_id, "InitProducerId", 0, 5, 2},
-  {api_key::offset_for_leader_epoch, "OffsetForLeaderEpoch", 2, 4, 4},
+  {api_key::offset_for_leader_epoch, "OffsetForLeaderEpoch", 0, 4, 4},
   // Kafka 3.9's 0-3 (Kafka 4.0 drops v0): v0 has no pattern type, LITERAL.
   {api_key::describe_acls, "DescribeAcls", 0, 3, 2},
   {api_key::create_acls, "CreateAcls", 0, 3, 2},
   {api_key::delete_acls, "DeleteAcls", 0, 3, 2},
-  {api_key::describe_configs, "DescribeConfigs", 1, 4, 4},
+  {api_key::describe_configs, "DescribeConfigs", 0, 4, 4},
   {api_key::alter_configs, "AlterConfigs", 0, 2, 2},
   {api_key::describe_log_dirs, "DescribeLogDirs", 0, 4, 2},
   {api_key::sasl_authenticate, "SaslAuthenticate", 0, 2, 2},

@@ -344,6 +344,9 @@ wire::describe_configs_resource_result to_wire(const config_entry& e, int16_t v,
   r.value = e.value;
   r.read_only = e.read_only;
   r.config_source = static_cast<int8_t>(e.source);
+  // v0 has IsDefault instead of the source: whether nothing sets it.
+  if (v == 0)
+    r.is_default = e.source == config_source::default_config;
   r.is_sensitive = false;
   // Kafka lists the synonyms by precedence: the topic's override, then the
   // broker settings that are set, then their defaults.

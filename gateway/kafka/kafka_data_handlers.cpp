@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "domain/log/legacy_records.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
 #include "domain/replication/cluster_metadata.hpp"
@@ -97,6 +98,77 @@ size_t fitting_batches(const bytes& records, int64_t limit) {
     keep = b.end();
   }
   return keep;
+}
+
+/// What a produced partition's records become before the append: Produce
+/// v3+ carries one RecordBatch v2 (Kafka's ProduceRequest.validateRecords:
+/// INVALID_RECORD for another magic); v0-2 carry what the producer wrote,
+/// and a magic 0/1 message set is converted up to one v2 batch (Kafka's
+/// LogValidator on a v2 log: the log assigns the offsets, the messages keep
+/// their CreateTime timestamps, magic 0's none). Kafka checks no magic
+/// against v0-2, so a v2 batch there is appended as is.
+struct produced_records {
+  error_code error = error_code::none;
+  std::string message{};
+};
+
+produced_records prepare_produced(int16_t v, bytes& records) {
+  if (v >= 3) {
+    if (is_legacy_set(records.data(), records.size()))
+      return {error_code::invalid_record,
+              "Produce requests with version " + std::to_string(v)
+                + " are only allowed to contain record batches with magic "
+                  "version 2"};
+    return {};
+  }
+  if (!is_legacy_set(records.data(), records.size()))
+    return {};
+  auto up = up_convert(records.data(), records.size());
+  if (up.error != error_code::none)
+    return {up.error, std::move(up.reason)};
+  records = std::move(up.records);
+  return {};
+}
+
+/// The message format a Fetch version reads (Kafka's handleFetchRequest:
+/// magic 0 for v0-1, magic 1 for v2-3, the log's v2 batches from v4 on).
+int8_t fetch_magic(int16_t v) {
+  return v <= 1 ? 0 : v <= 3 ? 1 : 2;
+}
+
+/// Kafka's down-conversion of a fetched partition (LazyDownConversionRecords)
+/// for Fetch v0-3: the v2 batches read from `fetch_offset` become magic
+/// `magic` messages, batch by batch, as far as the partition's answer may
+/// reach: the size of the batches read, or the first converted batch if it
+/// is larger (so that a consumer always gets at least one whole message and
+/// makes progress). Kafka would cut the last message short there; troupe
+/// ends at a whole message, which the old consumers read the same (they
+/// drop a message cut short). A batch that cannot be converted (zstd:
+/// UNSUPPORTED_COMPRESSION_TYPE) ends the answer, or is the partition's
+/// error when it is the first.
+converted_records down_convert_fetched(const bytes& records, int8_t magic,
+                                       int64_t fetch_offset) {
+  converted_records out;
+  int64_t limit = static_cast<int64_t>(records.size());
+  bool first = true;
+  for (auto& b : record_batches{records}) {
+    auto c = down_convert(b.data, b.size, magic, fetch_offset);
+    if (c.error != error_code::none) {
+      if (first && out.records.empty())
+        return c;
+      break;
+    }
+    if (first)
+      limit = std::max(limit, static_cast<int64_t>(c.records.size()));
+    first = false;
+    out.records.insert(out.records.end(), c.records.begin(), c.records.end());
+    if (static_cast<int64_t>(out.records.size()) >= limit)
+      break;
+  }
+  auto keep = fitting_legacy_messages(out.records.data(), out.records.size(),
+                                      limit, true);
+  out.records.resize(keep);
+  return out;
 }
 
 } // namespace
@@ -233,6 +305,13 @@ void serve_produce(kafka_session_ptr self, const wire::request_header& h,
                    wire::produce_request& req, kafka_reply_fn reply) {
   std::vector<produce_request> parts;
   wire::produce_response shape;
+  auto v = h.api_version;
+  // Old message formats first: what is appended is a v2 batch.
+  std::map<std::pair<std::string, int32_t>, produced_records> refused;
+  for (auto& t : req.topics)
+    for (auto& p : t.partitions)
+      if (auto r = prepare_produced(v, p.records); r.error != error_code::none)
+        refused[{t.name, p.index}] = std::move(r);
   // Kafka's handleProduceRequest: transactional records need a
   // transactional id the principal may write, and no principal may on a
   // broker without transactions.
@@ -255,11 +334,17 @@ void serve_produce(kafka_session_ptr self, const wire::request_header& h,
     for (auto& p : t.partitions) {
       wire::produce_partition_response pr;
       pr.index = p.index;
+      auto bad = refused.find({t.name, p.index});
       if (transactional) {
         pr.error = error_code::transactional_id_authorization_failed;
       } else if (topic_error != error_code::none) {
         pr.error = topic_error;
         denied = true;
+      } else if (bad != refused.end()) {
+        // handleProduceRequest's invalidRequestResponses.
+        pr.error = bad->second.error;
+        pr.error_message = bad->second.message;
+        denied = true; // an error for acks=0 too: the connection closes
       } else {
         parts.push_back({{t.name, p.index},
                          req.acks,
@@ -314,6 +399,7 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
   // so are those the principal may not fetch (handleFetchRequest: READ on
   // the topic, or CLUSTER_ACTION for a follower: a replica id >= 0).
   std::vector<bool> asked;
+  std::vector<int64_t> offsets; // of each partition asked for
   request_authorizer auth{st.ctx.security, st.identity};
   auto replica_id = v >= 15 ? (req.replica_state ? req.replica_state->replica_id
                                                  : -1)
@@ -350,6 +436,7 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
         f.max_wait_ms = req.max_wait_ms;
         f.min_bytes = req.min_bytes;
         f.current_leader_epoch = p.current_leader_epoch;
+        offsets.push_back(p.fetch_offset);
         parts.push_back(std::move(f));
       }
       tr.partitions.push_back(std::move(pr));
@@ -362,10 +449,11 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
   auto timeout = milliseconds{std::max(req.max_wait_ms, 0)} + edge_request_timeout;
   ask_broker<fetch_response>(
     self, timeout, std::move(parts),
-    [self, h, v, budget, asked, shape = std::move(shape),
+    [self, h, v, budget, asked, offsets, shape = std::move(shape),
      reply = std::move(reply)](
       std::vector<std::optional<fetch_response>> results) mutable {
       size_t i = 0;
+      auto magic = fetch_magic(v);
       size_t slot = 0;
       auto left = budget;
       bool taken = false;
@@ -373,6 +461,7 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
         for (auto& p : t.partitions) {
           if (!asked[slot++])
             continue;
+          auto fetch_offset = offsets[i];
           auto& r = results[i++];
           if (!r) {
             p.error = error_code::request_timed_out;
@@ -397,6 +486,15 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
           }
           left = std::max<int64_t>(0, left - size);
           taken = true;
+          // Fetch v0-3: the old message format, converted down from the
+          // batches read (message.downconversion.enable is always true in
+          // troupe: the topic config is refused as unsupported).
+          if (magic < 2 && !p.records.empty()) {
+            auto c = down_convert_fetched(p.records, magic, fetch_offset);
+            p.records = std::move(c.records);
+            if (c.error != error_code::none)
+              p.error = c.error;
+          }
         }
       reply(frame(h, shape, wire::encode_fetch_response));
     });
@@ -438,6 +536,7 @@ void serve_fetch(kafka_session_ptr self, const wire::request_header& h,
 void serve_list_offsets(kafka_session_ptr self, const wire::request_header& h,
                         wire::list_offsets_request& req, kafka_reply_fn reply) {
   std::vector<list_offsets_request> parts;
+  std::vector<int32_t> max_offsets; // v0: MaxNumOffsets of each part
   wire::list_offsets_response shape;
   // handleListOffsetRequest: DESCRIBE on each topic, else
   // TOPIC_AUTHORIZATION_FAILED for its partitions.
@@ -449,10 +548,18 @@ void serve_list_offsets(kafka_session_ptr self, const wire::request_header& h,
     for (auto& p : t.partitions) {
       wire::list_offsets_partition_response pr;
       pr.partition_index = p.partition_index;
-      if (allowed)
+      if (allowed && h.api_version == 0
+          && p.timestamp < wire::earliest_timestamp) {
+        // v0 knows no special timestamps past -2: no segment is that old,
+        // so nothing is listed (the partition's errors still are).
+        parts.push_back(
+          {{t.name, p.partition_index}, wire::latest_timestamp, -1});
+        max_offsets.push_back(0);
+      } else if (allowed) {
         parts.push_back(
           {{t.name, p.partition_index}, p.timestamp, p.current_leader_epoch});
-      else
+        max_offsets.push_back(p.max_num_offsets);
+      } else
         pr.error = error_code::topic_authorization_failed;
       tr.partitions.push_back(pr);
     }
@@ -463,15 +570,27 @@ void serve_list_offsets(kafka_session_ptr self, const wire::request_header& h,
   auto timeout = std::max(edge_request_timeout, milliseconds{req.timeout_ms});
   ask_broker<list_offsets_response>(
     self, timeout, std::move(parts),
-    [h, shape = std::move(shape), reply = std::move(reply)](
+    [h, max_offsets, shape = std::move(shape), reply = std::move(reply)](
       std::vector<std::optional<list_offsets_response>> results) mutable {
       size_t i = 0;
       for (auto& t : shape.topics)
         for (auto& p : t.partitions) {
           if (p.error != error_code::none)
             continue; // refused above: Kafka's UNKNOWN timestamp and offset
+          auto max = max_offsets[i];
           auto& r = results[i++];
           p.error = r ? r->error : error_code::request_timed_out;
+          if (h.api_version == 0) {
+            // v0 lists offsets (Kafka's legacyFetchOffsetsForTimestamp):
+            // the one troupe finds, for -1 (the high watermark, where a
+            // consumer reads to), -2 (the log start) and a timestamp (the
+            // first offset at or after it; none when there is none), at
+            // most MaxNumOffsets of them. Kafka lists segment base offsets
+            // beyond the first; troupe's answer is the one offset.
+            if (r && r->error == error_code::none && r->offset >= 0 && max > 0)
+              p.old_style_offsets.push_back(r->offset);
+            continue;
+          }
           p.timestamp = r ? r->timestamp : -1;
           p.offset = r ? r->offset : -1;
           p.leader_epoch = r ? r->leader_epoch : -1;

@@ -562,13 +562,13 @@ TEST_CASE("ApiVersions answers every served API, with throttle time from "
                answer_api_versions({}, 2, supported_versions()).response, 2);
   REQUIRE(y.api_keys.size() == n);
   CHECK(y.api_keys.front().api_key == 0);
-  CHECK(y.api_keys.front().min_version == 3);
+  CHECK(y.api_keys.front().min_version == 0);
   CHECK(y.api_keys.back().api_key == 69);
   CHECK(y.api_keys.back().max_version == 1);
 }
 
-TEST_CASE("supported versions are Kafka 4.0's for every API, plus the older "
-          "ones troupe served before, by Kafka's keys in ascending order",
+TEST_CASE("supported versions are Kafka 3.9's for every API from v0, up to "
+          "Kafka 4.0's newest, by Kafka's keys in ascending order",
           "[kafka]") {
   struct row {
     int16_t key;
@@ -577,14 +577,15 @@ TEST_CASE("supported versions are Kafka 4.0's for every API, plus the older "
     int16_t max;
     int16_t first_flexible;
   };
-  // Kafka 4.0's validVersions and flexibleVersions, CreateTopics from 0.
+  // Kafka 3.9's floors (every API from v0), Kafka 4.0's newest versions and
+  // flexibleVersions.
   const row expected[] = {
-    {0, "Produce", 3, 12, 9},
-    {1, "Fetch", 4, 17, 12},
-    {2, "ListOffsets", 1, 10, 6},
+    {0, "Produce", 0, 12, 9},
+    {1, "Fetch", 0, 17, 12},
+    {2, "ListOffsets", 0, 10, 6},
     {3, "Metadata", 0, 13, 9},
-    {8, "OffsetCommit", 2, 9, 8},
-    {9, "OffsetFetch", 1, 9, 6},
+    {8, "OffsetCommit", 0, 9, 8},
+    {9, "OffsetFetch", 0, 9, 6},
     {10, "FindCoordinator", 0, 6, 3},
     {11, "JoinGroup", 0, 9, 6},
     {12, "Heartbeat", 0, 4, 4},
@@ -595,14 +596,14 @@ TEST_CASE("supported versions are Kafka 4.0's for every API, plus the older "
     {17, "SaslHandshake", 0, 1, 2}, // never flexible
     {18, "ApiVersions", 0, 4, 3},
     {19, "CreateTopics", 0, 7, 5},
-    {20, "DeleteTopics", 1, 6, 4},
+    {20, "DeleteTopics", 0, 6, 4},
     {21, "DeleteRecords", 0, 2, 2},
     {22, "InitProducerId", 0, 5, 2},
-    {23, "OffsetForLeaderEpoch", 2, 4, 4},
-    {29, "DescribeAcls", 0, 3, 2}, // Kafka 3.9's; 4.0 drops v0
+    {23, "OffsetForLeaderEpoch", 0, 4, 4},
+    {29, "DescribeAcls", 0, 3, 2}, // 4.0 drops v0
     {30, "CreateAcls", 0, 3, 2},
     {31, "DeleteAcls", 0, 3, 2},
-    {32, "DescribeConfigs", 1, 4, 4},
+    {32, "DescribeConfigs", 0, 4, 4},
     {33, "AlterConfigs", 0, 2, 2},
     {35, "DescribeLogDirs", 0, 4, 2},
     {36, "SaslAuthenticate", 0, 2, 2},
