@@ -128,7 +128,7 @@ TEST_CASE("config entries: name=value sensitive=... synonyms={SOURCE:k=v}") {
            "retention.ms=1000, DEFAULT_CONFIG:log.retention.ms=null}\n");
 }
 
-TEST_CASE("--add-config: square brackets group values holding commas") {
+TEST_CASE("add-config: square brackets group values holding commas") {
   auto pairs = parse_config_pairs("a=1,b=[x,y],c=3");
   REQUIRE(pairs.size() == 3);
   CHECK(pairs[1] == std::make_pair(std::string{"b"}, std::string{"x,y"}));
