@@ -101,8 +101,10 @@ size_t fitting_batches(const bytes& records, int64_t limit) {
 }
 
 /// What a produced partition's records become before the append: Produce
-/// v3+ carries one RecordBatch v2 (Kafka's ProduceRequest.validateRecords:
-/// INVALID_RECORD for another magic); v0-2 carry what the producer wrote,
+/// v3+ carries exactly one RecordBatch v2 (Kafka's
+/// ProduceRequest.validateRecords: INVALID_RECORD for another magic, none or
+/// more than one batch, UNSUPPORTED_COMPRESSION_TYPE for zstd before v7);
+/// v0-2 carry what the producer wrote,
 /// and a magic 0/1 message set is converted up to one v2 batch (Kafka's
 /// LogValidator on a v2 log: the log assigns the offsets, the messages keep
 /// their CreateTime timestamps, magic 0's none). Kafka checks no magic
@@ -114,11 +116,30 @@ struct produced_records {
 
 produced_records prepare_produced(int16_t v, bytes& records) {
   if (v >= 3) {
+    // ProduceRequest.validateRecords, in its order.
+    auto prefix = "Produce requests with version " + std::to_string(v);
     if (is_legacy_set(records.data(), records.size()))
       return {error_code::invalid_record,
-              "Produce requests with version " + std::to_string(v)
+              prefix
                 + " are only allowed to contain record batches with magic "
                   "version 2"};
+    size_t batches = 0;
+    int codec = 0;
+    for (auto& batch : record_batches{records}) {
+      if (batches++ == 0)
+        codec = batch.header.compression();
+    }
+    if (batches == 0)
+      return {error_code::invalid_record,
+              prefix + " must have at least one record batch per partition"};
+    if (v < 7 && codec == static_cast<int>(compression_codec::zstd))
+      return {error_code::unsupported_compression_type,
+              prefix + " are not allowed to use ZStandard compression"};
+    if (batches > 1)
+      return {error_code::invalid_record,
+              prefix
+                + " are only allowed to contain exactly one record batch per "
+                  "partition"};
     return {};
   }
   if (!is_legacy_set(records.data(), records.size()))

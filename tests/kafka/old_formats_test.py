@@ -11,8 +11,10 @@ encoder independent of troupe's):
 - legacy: magic 0 sets with Produce v0, magic 1 sets with Produce v1 and
   v2 (plain and gzip) read back with Fetch v10 as v2 batches with the
   log's offsets, the keys, values and timestamps (magic 0: -1);
-- refusals: a magic 1 set in Produce v3 is INVALID_RECORD; ListOffsets v0
-  lists the latest and the earliest offset.
+- refusals: a magic 1 set, no batch or two batches in Produce v3+ are
+  INVALID_RECORD, zstd before v7 UNSUPPORTED_COMPRESSION_TYPE (Kafka's
+  ProduceRequest.validateRecords); ListOffsets v0 lists the latest and the
+  earliest offset.
 
     old_formats_test.py <troupe binary> <case: v2|legacy|refusals>
 """
@@ -282,9 +284,26 @@ def case_legacy(conn):
           "and v3: ok")
 
 
+def as_zstd(batch):
+    """The batch with its codec bits saying zstd (and its CRC right)."""
+    from kafka.record._crc32c import crc as crc32c
+    b = bytearray(batch)
+    b[22] = (b[22] & ~7) | 4
+    struct.pack_into(">I", b, 17, crc32c(bytes(b[21:])))
+    return bytes(b)
+
+
 def case_refusals(conn):
+    # ProduceRequest.validateRecords for v3+.
     err, _ = produce(conn, 3, legacy_set(1, [(1, b"k", b"v")]))
     check(err == 87, ("magic 1 in Produce v3", err))
+    err, _ = produce(conn, 3, b"")
+    check(err == 87, ("no batch in Produce v3", err))
+    one = v2_batch([(5, b"k", b"v")])
+    err, _ = produce(conn, 7, one + one)
+    check(err == 87, ("two batches in Produce v7", err))
+    err, _ = produce(conn, 6, as_zstd(one))
+    check(err == 76, ("zstd in Produce v6", err))
     err, base = produce(conn, 7, v2_batch([(5, b"k", b"v")] * 2))
     check(err == 0 and base == 0, ("produce", err, base))
     for ts, want in ((-1, [2]), (-2, [0])):
@@ -294,7 +313,8 @@ def case_refusals(conn):
         part = res.topics[0][1][0]
         check(part[1] == 0 and list(part[2]) == want,
               ("ListOffsets v0", ts, part))
-    print("Produce v3 refuses magic 1, ListOffsets v0 lists offsets: ok")
+    print("Produce v3+ refuses magic 1, no batch, two batches and zstd "
+          "before v7; ListOffsets v0 lists offsets: ok")
 
 
 def main():
