@@ -16,7 +16,10 @@ encoder independent of troupe's):
   ProduceRequest.validateRecords); ListOffsets v0 lists the latest and the
   earliest offset.
 
-    old_formats_test.py <troupe binary> <case: v2|legacy|refusals>
+- admin: OffsetCommit v0 (a simple commit) and v1, OffsetFetch v0,
+  DescribeConfigs v0 (IsDefault), OffsetForLeaderEpoch v0, DeleteTopics v0.
+
+    old_formats_test.py <troupe binary> <case: v2|legacy|refusals|admin>
 """
 
 import os
@@ -29,7 +32,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 from troupe_serve import TroupeServe  # noqa: E402
 
+from kafka.protocol.admin import (DeleteTopicsRequest,  # noqa: E402
+                                  DeleteTopicsResponse,
+                                  DescribeConfigsRequest,
+                                  DescribeConfigsResponse)
+from kafka.protocol.api import Request, Response  # noqa: E402
+from kafka.protocol.commit import (GroupCoordinatorRequest,  # noqa: E402
+                                   GroupCoordinatorResponse,
+                                   OffsetCommitRequest, OffsetCommitResponse,
+                                   OffsetFetchRequest, OffsetFetchResponse)
 from kafka.protocol.fetch import FetchRequest, FetchResponse  # noqa: E402
+from kafka.protocol.types import Array, Int16, Int32, Int64, Schema, String  # noqa: E402,E501
 from kafka.protocol.metadata import (MetadataRequest,  # noqa: E402
                                      MetadataResponse)
 from kafka.protocol.offset import OffsetRequest, OffsetResponse  # noqa: E402
@@ -43,6 +56,27 @@ from kafka.record.memory_records import MemoryRecords  # noqa: E402
 
 NONE, GZIP = 0, 1
 TOPIC = "old-formats"
+
+
+# OffsetForLeaderEpoch v0, which kafka-python lacks, from Kafka's JSON.
+class OffsetForLeaderEpochResponse_v0(Response):
+    API_KEY = 23
+    API_VERSION = 0
+    SCHEMA = Schema(
+        ("topics", Array(("topic", String("utf-8")),
+                         ("partitions", Array(("error_code", Int16),
+                                              ("partition", Int32),
+                                              ("end_offset", Int64))))))
+
+
+class OffsetForLeaderEpochRequest_v0(Request):
+    API_KEY = 23
+    API_VERSION = 0
+    RESPONSE_TYPE = OffsetForLeaderEpochResponse_v0
+    SCHEMA = Schema(
+        ("topics", Array(("topic", String("utf-8")),
+                         ("partitions", Array(("partition", Int32),
+                                              ("leader_epoch", Int32))))))
 
 
 class Conn:
@@ -317,9 +351,64 @@ def case_refusals(conn):
           "before v7; ListOffsets v0 lists offsets: ok")
 
 
+def case_admin(conn, srv):
+    """OffsetCommit v0 (no generation, no member: a simple commit) and v1,
+    OffsetFetch v0, DescribeConfigs v0, OffsetForLeaderEpoch v0 and
+    DeleteTopics v0."""
+    err, _ = produce(conn, 7, v2_batch([(5, b"k", b"v")] * 3))
+    check(err == 0, ("produce", err))
+    c = Conn(srv.port)
+    found = c.ask(GroupCoordinatorRequest[0](consumer_group="old-group"),
+                  GroupCoordinatorResponse[0])
+    c.close()
+    check(found.error_code == 0, ("FindCoordinator v0", found))
+    coord = Conn(found.port)
+    res = coord.ask(OffsetCommitRequest[0](consumer_group="old-group",
+                                           topics=[(TOPIC, [(0, 2, "m0")])]),
+                    OffsetCommitResponse[0])
+    check(res.topics[0][1][0][1] == 0, ("OffsetCommit v0", res.topics))
+    res = coord.ask(OffsetFetchRequest[0](consumer_group="old-group",
+                                          topics=[(TOPIC, [0])]),
+                    OffsetFetchResponse[0])
+    check(tuple(res.topics[0][1][0]) == (0, 2, "m0", 0),
+          ("OffsetFetch v0", res.topics))
+    res = coord.ask(OffsetCommitRequest[1](
+        consumer_group="old-group", consumer_group_generation_id=-1,
+        consumer_id="", topics=[(TOPIC, [(0, 3, 1700000000000, "m1")])]),
+        OffsetCommitResponse[1])
+    check(res.topics[0][1][0][1] == 0, ("OffsetCommit v1", res.topics))
+    res = coord.ask(OffsetFetchRequest[1](consumer_group="old-group",
+                                          topics=[(TOPIC, [0])]),
+                    OffsetFetchResponse[1])
+    check(tuple(res.topics[0][1][0]) == (0, 3, "m1", 0),
+          ("OffsetFetch v1 after v1", res.topics))
+    coord.close()
+    # DescribeConfigs v0: IsDefault for an unset config.
+    res = conn.ask(DescribeConfigsRequest[0](
+        resources=[(2, TOPIC, ["retention.ms", "cleanup.policy"])]),
+        DescribeConfigsResponse[0])
+    r = res.resources[0]
+    check(r[0] == 0 and len(r[4]) == 2, ("DescribeConfigs v0", r))
+    for name, value, read_only, is_default, sensitive in r[4]:
+        check(is_default, ("DescribeConfigs v0 IsDefault", name, is_default))
+    # OffsetForLeaderEpoch v0: epoch 0 ends at the log end.
+    res = conn.ask(OffsetForLeaderEpochRequest_v0(topics=[(TOPIC, [(0, 0)])]),
+                   OffsetForLeaderEpochResponse_v0)
+    check(tuple(res.topics[0][1][0]) == (0, 0, 3),
+          ("OffsetForLeaderEpoch v0", res.topics))
+    # DeleteTopics v0 (no throttle time in the answer).
+    res = conn.ask(DeleteTopicsRequest[0](topics=[TOPIC], timeout=10000),
+                   DeleteTopicsResponse[0])
+    check(list(res.topic_error_codes) == [(TOPIC, 0)],
+          ("DeleteTopics v0", res.topic_error_codes))
+    print("OffsetCommit v0/v1, OffsetFetch v0, DescribeConfigs v0, "
+          "OffsetForLeaderEpoch v0 and DeleteTopics v0: ok")
+
+
 def main():
     binary, case = sys.argv[1], sys.argv[2]
-    cases = {"v2": case_v2, "legacy": case_legacy, "refusals": case_refusals}
+    cases = {"v2": case_v2, "legacy": case_legacy, "refusals": case_refusals,
+             "admin": lambda conn: case_admin(conn, srv)}
     with TroupeServe(binary, overrides=["num.partitions=1",
                                         "default.replication.factor=1"]) as srv:
         conn = Conn(leader_port(srv))
