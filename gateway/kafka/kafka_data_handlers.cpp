@@ -489,6 +489,11 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
             continue;
           }
           p.error = r->error;
+          // handleFetchRequest's maybeDownConvertStorageError: clients of
+          // v5 and before may not know KAFKA_STORAGE_ERROR and would not
+          // retry; NOT_LEADER_OR_FOLLOWER makes them refresh metadata.
+          if (v <= 5 && p.error == error_code::kafka_storage_error)
+            p.error = error_code::not_leader_or_follower;
           p.high_watermark = r->high_watermark;
           // No transactions: everything below the high watermark is stable.
           p.last_stable_offset = r->high_watermark;
