@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "domain/kafka/protocol.hpp"
-#include "domain/log/legacy_records.hpp"
 #include "domain/log/record_batch.hpp"
 
 using namespace troupe;
@@ -149,13 +148,21 @@ int main(int argc, char** argv) {
   };
   // Kafka 3.9's old versions: Produce v0-2 with magic 0/1 message sets,
   // Fetch v0, ListOffsets v0, OffsetCommit v0-1, OffsetFetch v0.
+  // A plain magic 0 and a plain magic 1 message, Kafka's layout written out
+  // (the golden bytes of tests/domain/log_legacy_records_tests.cpp; this
+  // tool links no domain/log/legacy_records.cpp, see scripts/fuzz.sh).
   auto legacy = [](int8_t magic) {
-    legacy_message m;
-    m.magic = magic;
-    m.timestamp = magic == 0 ? -1 : 1000;
-    m.key = b("k");
-    m.value = b("hello");
-    return encode_legacy(magic, compression_codec::none, {m});
+    auto hex = [](const char* h) {
+      bytes out;
+      for (; h[0] != 0 && h[1] != 0; h += 2)
+        out.push_back(
+          static_cast<uint8_t>(std::stoi(std::string{h, 2}, nullptr, 16)));
+      return out;
+    };
+    return magic == 0 ? hex("0000000000000005000000101fecd70a0000000000016b"
+                            "0000000176")
+                      : hex("0000000000000007000000191cff7dfc01000000018bcfe5"
+                            "6800ffffffff00000003616263");
   };
   frames.push_back(
     request_frame(api_key::produce, 0, encode_produce_request,
