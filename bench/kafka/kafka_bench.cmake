@@ -20,3 +20,8 @@ add_executable(failover_bench ${CMAKE_SOURCE_DIR}/bench/kafka/failover_bench.cpp
 target_include_directories(failover_bench PRIVATE ${CMAKE_SOURCE_DIR})
 target_link_libraries(failover_bench PRIVATE PkgConfig::KAFKA_BENCH_RDKAFKA
                                              Threads::Threads)
+# Fetch v0/v1/v3 (message sets converted down from RecordBatch v2) against
+# Fetch v4/v12 over troupe's own wire client (scripts/bench_old_fetch.sh).
+add_executable(old_fetch_bench ${CMAKE_SOURCE_DIR}/bench/kafka/old_fetch_bench.cpp)
+target_include_directories(old_fetch_bench PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(old_fetch_bench PRIVATE troupe_kafka_client)
