@@ -119,6 +119,14 @@ int main(int argc, char** argv) {
     tool_cmds.push_back(cmd);
   }
   app.footer(properties_help());
+  // A tool takes the command line after its name untouched: CLI11 would
+  // read a later word naming a sibling subcommand (`troupe configs
+  // --describe --entity-type topics ...`) as that subcommand.
+  if (argc >= 2)
+    for (auto& t : tools)
+      if (std::string{argv[1]} == t.name)
+        return t.run(std::vector<std::string>(argv + 2, argv + argc),
+                     std::cout, std::cerr);
   CLI11_PARSE(app, argc, argv);
   for (size_t i = 0; i < tool_cmds.size(); ++i)
     if (tool_cmds[i]->parsed())

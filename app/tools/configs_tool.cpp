@@ -136,10 +136,15 @@ resource_config(admin_client& client, const entity& e, const std::string& name,
   auto res = client.describe_configs(resource_type(e), name, include_synonyms);
   if (res.error != error_code::none)
     throw kafka_client::client_error(
-      res.error_message && !res.error_message->empty()
-        ? *res.error_message
-        : std::string{error_name(res.error)} + ": "
-            + std::string{error_message(res.error)});
+      "cannot describe the configs of "
+      + (name.empty() ? std::string{"the cluster's default broker"}
+                      : e.type.substr(0, e.type.size() - 1) + " '" + name
+                          + "'")
+      + ": "
+      + (res.error_message && !res.error_message->empty()
+           ? *res.error_message
+           : std::string{error_name(res.error)} + ": "
+               + std::string{error_message(res.error)}));
   int8_t source = e.type == "topics" ? 1 : name.empty() ? 3 : 2;
   std::vector<wire::describe_configs_resource_result> out;
   for (auto& c : res.configs)

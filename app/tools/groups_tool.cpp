@@ -386,6 +386,19 @@ std::string coordinator_text(const kafka_client::broker_node& n) {
          + ")";
 }
 
+/// A group the coordinator does not know: Dead with no error (DescribeGroups
+/// before v6) or GROUP_ID_NOT_FOUND (v6).
+bool group_missing(const group_description& g) {
+  return g.error == error_code::group_id_not_found
+         || (g.error == error_code::none && g.state == "Dead");
+}
+
+/// Kafka's "Error: Consumer group 'x' does not exist." as one line on
+/// `err`.
+void note_missing(const std::string& group, std::ostream& err) {
+  err << "Error: Consumer group '" << group << "' does not exist.\n";
+}
+
 void check_described(const group_description& g) {
   if (g.error != error_code::none)
     throw kafka_client::client_error(
@@ -400,8 +413,14 @@ int describe_groups(admin_client& client, const parsed_args& a, bool as_json,
   bool members = a.has("members"), state = a.has("state");
   bool verbose = a.has("verbose");
   auto result = json::array();
+  int status = 0;
   for (auto& id : ids) {
     auto g = client.describe_group(id);
+    if (group_missing(g)) {
+      note_missing(id, err);
+      status = 1;
+      continue;
+    }
     check_described(g);
     if (state) {
       state_row r{id, coordinator_text(g.coordinator), g.assignor, g.state,
@@ -458,9 +477,9 @@ int describe_groups(admin_client& client, const parsed_args& a, bool as_json,
         out << format_offsets(rows);
     }
   }
-  if (as_json)
+  if (as_json && (status == 0 || !result.empty()))
     out << result.dump(2) << "\n";
-  return 0;
+  return status;
 }
 
 // -- --reset-offsets ----------------------------------------------------------
@@ -727,11 +746,14 @@ int reset_offsets(admin_client& client, const parsed_args& a, bool as_json,
   int status = 0;
   for (auto& id : ids) {
     auto g = client.describe_group(id);
-    check_described(g);
-    if (g.state != "Empty" && g.state != "Dead") {
-      out << "\nError: Assignments can only be reset if the group '" << id
+    if (g.error != error_code::group_id_not_found)
+      check_described(g);
+    if (g.error == error_code::none && g.state != "Empty"
+        && g.state != "Dead") {
+      // Kafka's printError, as the one line on stderr; the group gets no
+      // rows.
+      err << "Error: Assignments can only be reset if the group '" << id
           << "' is inactive, but the current state is " << g.state << ".\n";
-      plan[id];
       status = 1;
       continue;
     }
@@ -805,7 +827,8 @@ int reset_offsets(admin_client& client, const parsed_args& a, bool as_json,
     }
     plan[id] = next;
   }
-  (void) err;
+  if (status != 0 && plan.empty())
+    return status;
   if (as_json) {
     auto arr = json::array();
     for (auto& [group, offsets] : plan)
@@ -831,8 +854,28 @@ int reset_offsets(admin_client& client, const parsed_args& a, bool as_json,
 
 // -- --delete, --delete-offsets ----------------------------------------------
 
+/// The Java exception Kafka's tools name for an error code.
+std::string exception_name(error_code e) {
+  switch (e) {
+    case error_code::non_empty_group:
+      return "org.apache.kafka.common.errors.GroupNotEmptyException";
+    case error_code::group_id_not_found:
+      return "org.apache.kafka.common.errors.GroupIdNotFoundException";
+    case error_code::invalid_group_id:
+      return "org.apache.kafka.common.errors.InvalidGroupIdException";
+    case error_code::group_authorization_failed:
+      return "org.apache.kafka.common.errors.GroupAuthorizationException";
+    case error_code::coordinator_not_available:
+      return "org.apache.kafka.common.errors.CoordinatorNotAvailableException";
+    case error_code::not_coordinator:
+      return "org.apache.kafka.common.errors.NotCoordinatorException";
+    default:
+      return std::string{error_name(e)};
+  }
+}
+
 int delete_groups(admin_client& client, const parsed_args& a, bool as_json,
-                  std::ostream& out) {
+                  std::ostream& out, std::ostream& err) {
   auto ids = group_ids(client, a);
   std::map<std::string, error_code> results;
   for (auto& id : ids)
@@ -855,14 +898,23 @@ int delete_groups(admin_client& client, const parsed_args& a, bool as_json,
                                  : json(std::string{error_name(e)})}});
     out << arr.dump(2) << "\n";
   } else if (failed.empty()) {
-    out << "Deletion of requested consumer groups ('" << join(ok, ", ")
+    out << "Deletion of requested consumer groups ('" << join(ok, "', '")
         << "') was successful.\n";
   } else {
-    out << "\nError: Deletion of some consumer groups failed:\n";
-    for (auto& id : failed)
-      out << "* Group '" << id << "' could not be deleted due to: "
-          << error_name(results[id]) << ": " << error_message(results[id])
-          << "\n";
+    // Kafka's lines, on stderr; one group's refusal is one line.
+    auto why = [&](const std::string& id) {
+      return "Group '" + id + "' could not be deleted due to: "
+             + std::string{exception_name(results[id])} + ": "
+             + std::string{error_message(results[id])};
+    };
+    if (failed.size() == 1 && ok.empty()) {
+      err << "Error: Deletion of some consumer groups failed: "
+          << why(failed.front()) << "\n";
+    } else {
+      err << "Error: Deletion of some consumer groups failed:\n";
+      for (auto& id : failed)
+        err << "* " << why(id) << "\n";
+    }
     if (!ok.empty())
       out << "\nThese consumer groups were deleted successfully: '"
           << join(ok, "', '") << "'\n";
@@ -871,7 +923,7 @@ int delete_groups(admin_client& client, const parsed_args& a, bool as_json,
 }
 
 int delete_offsets(admin_client& client, const parsed_args& a, bool as_json,
-                   std::ostream& out) {
+                   std::ostream& out, std::ostream& err) {
   auto group = a.value("group");
   auto& topics = a.values("topic");
   std::map<topic_partition, std::optional<std::string>> results;
@@ -892,10 +944,15 @@ int delete_offsets(admin_client& client, const parsed_args& a, bool as_json,
         tps.push_back({t, p.partition_index});
     }
   }
-  auto [top, parts] = client.delete_offsets(group, tps);
+  auto [top_level, parts] = client.delete_offsets(group, tps);
+  // The admin client's all() fails with the first partition's error when
+  // the top level has none (DeleteConsumerGroupOffsetsResult).
+  error_code top = top_level;
   for (auto& tp : tps) {
     auto i = parts.find(tp);
-    error_code e = i != parts.end() ? i->second : top;
+    error_code e = i != parts.end() ? i->second : top_level;
+    if (top == error_code::none && e != error_code::none)
+      top = e;
     results[tp] = e == error_code::none
                     ? std::nullopt
                     : std::optional<std::string>{std::string{error_message(e)}};
@@ -924,26 +981,26 @@ int delete_offsets(admin_client& client, const parsed_args& a, bool as_json,
           << " group " << group << "\n";
       break;
     case error_code::invalid_group_id:
-      out << "\nError: '" << group << "' is not valid.\n";
+      err << "Error: '" << group << "' is not valid.\n";
       break;
     case error_code::group_id_not_found:
-      out << "\nError: '" << group << "' does not exist.\n";
+      err << "Error: '" << group << "' does not exist.\n";
       break;
     case error_code::group_authorization_failed:
-      out << "\nError: Access to '" << group << "' is not authorized.\n";
+      err << "Error: Access to '" << group << "' is not authorized.\n";
       break;
     case error_code::non_empty_group:
-      out << "\nError: Deleting offsets of a consumer group '" << group
+      err << "Error: Deleting offsets of a consumer group '" << group
           << "' is forbidden if the group is not empty.\n";
       break;
     case error_code::group_subscribed_to_topic:
     case error_code::topic_authorization_failed:
     case error_code::unknown_topic_or_partition:
-      out << "\nError: Encounter some partition level error, see the "
+      err << "Error: Encounter some partition level error, see the "
              "follow-up details:\n";
       break;
     default:
-      out << "\nError: Encounter some unknown error: " << error_name(top)
+      err << "Error: Encounter some unknown error: " << error_name(top)
           << "\n";
   }
   out << format_delete_offsets(results);
@@ -972,8 +1029,8 @@ int run_groups(const std::vector<std::string>& args, std::ostream& out,
     if (a.has("reset-offsets"))
       return reset_offsets(client, a, as_json, out, err);
     if (a.has("delete"))
-      return delete_groups(client, a, as_json, out);
-    return delete_offsets(client, a, as_json, out);
+      return delete_groups(client, a, as_json, out, err);
+    return delete_offsets(client, a, as_json, out, err);
   });
 }
 
