@@ -149,10 +149,13 @@ def wait_for(pred, timeout=15):
 EARLY = {}
 
 
-def live_consumer(group, client_id, topics=("orders",)):
-    c = Consumer({"bootstrap.servers": BOOT, "group.id": group,
-                  "client.id": client_id, "auto.offset.reset": "earliest",
-                  "enable.auto.commit": False, "session.timeout.ms": 10000})
+def live_consumer(group, client_id, topics=("orders",), instance=None):
+    conf = {"bootstrap.servers": BOOT, "group.id": group,
+            "client.id": client_id, "auto.offset.reset": "earliest",
+            "enable.auto.commit": False, "session.timeout.ms": 10000}
+    if instance:
+        conf["group.instance.id"] = instance
+    c = Consumer(conf)
     c.subscribe(list(topics))
     end = time.time() + 20
     early = []  # what the polls waiting for the assignment delivered
@@ -197,12 +200,12 @@ def topics_cases(admin):
     out, _ = ok("kafka-topics --create events with --config and RF 3",
                 "topics", "--create", "--topic", "events", "--partitions", "2",
                 "--replication-factor", "3", "--config",
-                "retention.ms=86400000", "--config", "cleanup.policy=compact")
+                "retention.bytes=1048576", "--config", "cleanup.policy=compact")
     check(out == "Created topic events.\n", "--create events output", out)
     a = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC,
                                                "events")])
     values = {c[0]: c[1] for c in a[0].resources[0][4]}
-    check(values.get("retention.ms") == "86400000"
+    check(values.get("retention.bytes") == "1048576"
           and values.get("cleanup.policy") == "compact",
           "the --config values are the topic's configs (kafka-python "
           "DescribeConfigs)", str(values))
@@ -246,7 +249,7 @@ def topics_cases(admin):
         leaders = [int(p[3].split(": ")[1]) for p in parts]
         check(t["topic"] == "events" and t["partition_count"] == 2
               and t["replication_factor"] == 3
-              and t["configs"].get("retention.ms") == "86400000"
+              and t["configs"].get("retention.bytes") == "1048576"
               and [p["leader"] for p in t["partitions"]] == leaders,
               "--describe --output json: the table's count, RF, configs and "
               "leaders", out)
@@ -303,13 +306,13 @@ def configs_cases(admin):
           "--add-config: the values are set (kafka-python)", str(values))
     ok("kafka-configs --alter --delete-config", "configs", "--alter",
        "--entity-type", "topics", "--entity-name", "events",
-       "--delete-config", "retention.ms")
+       "--delete-config", "retention.bytes")
     out, _ = ok("kafka-configs --describe after alter", "configs",
                 "--describe", "--entity-type", "topics", "--entity-name",
                 "events")
     golden("configs_describe_events_altered", out)
-    check("retention.ms" not in out and "max.message.bytes=2000000" in out,
-          "--delete-config removed retention.ms from the dynamic configs",
+    check("retention.bytes" not in out and "max.message.bytes=2000000" in out,
+          "--delete-config removed retention.bytes from the dynamic configs",
           out)
     out, _ = ok("kafka-configs --describe --output json", "configs",
                 "--describe", "--entity-type", "topics", "--entity-name",
@@ -632,6 +635,44 @@ def groups_cases(admin, http_port):
             "org.apache.kafka.common.errors.GroupIdNotFoundException")
 
 
+def two_member_cases():
+    """A static member (group.instance.id) and a dynamic one: Kafka's
+    GROUP-INSTANCE-ID column, rows of the member with more partitions
+    first."""
+    a = live_consumer("pair", "tools-a", instance="inst-a")
+    b = live_consumer("pair", "tools-b")
+    try:
+        end = time.time() + 30
+        while time.time() < end and not (
+                len(a.assignment()) + len(b.assignment()) == 3
+                and b.assignment() and group_state("pair") == "Stable"):
+            a.poll(0.1)
+            b.poll(0.1)
+        check(sorted([len(a.assignment()), len(b.assignment())]) == [1, 2],
+              "two consumers of group pair share orders' 3 partitions 2 + 1",
+              "%s %s" % (a.assignment(), b.assignment()))
+        out, _ = ok("--describe --members with a static member", "groups",
+                    "--describe", "--group", "pair", "--members")
+        m = {r[-2]: r for r in rows(out, "GROUP")}
+        check("CONSUMER-ID                                  GROUP-INSTANCE-ID "
+              "HOST" in out and m.get("tools-a", [""] * 3)[2] == "inst-a"
+              and len(m.get("tools-b", [])) == 5,
+              "--members: the GROUP-INSTANCE-ID column, empty for the "
+              "dynamic member", out)
+        golden("groups_describe_members_static", out)
+        out, _ = ok("--describe of two members", "groups", "--describe",
+                    "--group", "pair")
+        r = rows(out, "GROUP")
+        counts = [x[8] for x in r]
+        check(len(r) == 3 and counts[0] == counts[1] != counts[2],
+              "--describe: the member with two partitions' rows come first, "
+              "each member's by partition", out)
+        golden("groups_describe_pair", out)
+    finally:
+        a.close()
+        b.close()
+
+
 # -- flag errors ------------------------------------------------------------------
 
 BAD = [
@@ -764,6 +805,7 @@ def main():
         try:
             for part in (topics_cases, configs_cases,
                          lambda a: groups_cases(a, srv.http_port),
+                         lambda a: two_member_cases(),
                          lambda a: bad_invocations(),
                          lambda a: command_config_cases(
                              "127.0.0.1:%d" % sasl)):
