@@ -1,1 +1,23 @@
-# (filled in by issue 22's work)
+# Issue 22's admin APIs end to end (tests/kafka/admin_api_test.py): each case
+# starts its own `troupe serve` (the embedded node, three brokers) on free
+# ports with a temporary log.dirs and stops it by pid, also on failure.
+# kafka-python's KafkaAdminClient and confluent-kafka where Debian's clients
+# have the API, Kafka's request schemas written by hand where they do not;
+# @platformatic/kafka (tests/kafka/platformatic) for a KIP-848 group.
+# DEBIAN_PYTHON3 and NODE_EXECUTABLE come from tests/kafka/kafka_tests.cmake.
+set(_adm ${CMAKE_SOURCE_DIR}/tests/kafka/admin_api_test.py)
+foreach(_case IN ITEMS
+    "delete-groups|DeleteGroups is NON_EMPTY_GROUP for a group with a member, deletes the emptied group and its offsets, a second delete is GROUP_ID_NOT_FOUND"
+    "offset-delete|OffsetDelete is GROUP_SUBSCRIBED_TO_TOPIC for a topic a member subscribes to, deletes another topic's offsets and the emptied group's, GROUP_ID_NOT_FOUND for an unknown group"
+    "admin-commit|an admin OffsetCommit (generation -1, no member id) to an Empty group is stored and the next consumer resumes there, to a Stable group it is UNKNOWN_MEMBER_ID"
+    "create-partitions|CreatePartitions validate_only changes nothing, INVALID_PARTITIONS and UNKNOWN_TOPIC_OR_PARTITION, a classic and a KIP-848 group both own the new partitions"
+    "delete-records|DeleteRecords answers the low watermark, ListOffsets earliest is it, a Fetch below it is OFFSET_OUT_OF_RANGE, it survives a restart"
+    "describe-log-dirs|DescribeLogDirs answers each broker's log dir and every replica with its segments' size"
+    "elect-leaders|ElectLeaders PREFERRED is ELECTION_NOT_NEEDED when the preferred replicas lead, UNKNOWN_TOPIC_OR_PARTITION for an unknown topic")
+  troupe_case_fields("${_case}" _name _what)
+  set(_test "kafka: ${_what}")
+  add_test(NAME "${_test}"
+           COMMAND ${DEBIAN_PYTHON3} ${_adm} $<TARGET_FILE:troupe> ${_name}
+                   ${NODE_EXECUTABLE})
+  set_tests_properties("${_test}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE)
+endforeach()
