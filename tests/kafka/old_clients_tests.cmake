@@ -1,15 +1,3 @@
-# Off by default until troupe serves the old versions these clients send
-# (issue 22: Produce v0-2, Fetch v0-3, ListOffsets v0, OffsetCommit v0-1,
-# OffsetFetch v0 are not in the codec's table yet, so each of these tests
-# fails today at its first old request). -DTROUPE_OLD_CLIENT_TESTS=ON runs
-# them.
-option(TROUPE_OLD_CLIENT_TESTS
-       "Run the old-client tests (sarama, Burrow, kcat and kafka-python on old protocol versions)"
-       OFF)
-if(NOT TROUPE_OLD_CLIENT_TESTS)
-  return()
-endif()
-
 # The old clients Kafka 3.9 serves, against `troupe serve`: each forces an
 # old protocol (no ApiVersions, or a fixed Kafka version) and checks what a
 # user of that client relies on. Every test starts its own server (and, for
@@ -96,4 +84,20 @@ foreach(_case IN ITEMS
            COMMAND ${OLD_CLIENTS_PYTHON3} ${_py} $<TARGET_FILE:troupe>
                    ${_name})
   set_tests_properties("${_test}" PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE)
+endforeach()
+
+# The old versions and message formats by hand (kafka-python's protocol
+# classes on a raw socket): tests/kafka/old_formats_test.py.
+set(_py ${CMAKE_SOURCE_DIR}/tests/kafka/old_formats_test.py)
+foreach(_case IN ITEMS
+    "v2|records produced as RecordBatch v2 are read by Fetch v0, v1 and v3 (down-converted to magic 0 and 1) with the same offsets, keys, values and timestamps"
+    "legacy|message sets of magic 0 and 1 (uncompressed and compressed) produced with Produce v0, v1 and v2 are read back by a current Fetch with their offsets and create times"
+    "refusals|Produce v3+ refuses magic 0 and 1 sets, an empty record set and two batches (INVALID_RECORD) and zstd before v7 (UNSUPPORTED_COMPRESSION_TYPE), ListOffsets v0 lists the latest and earliest offsets"
+    "admin|OffsetCommit v0 and v1, OffsetFetch v0, DescribeConfigs v0, OffsetForLeaderEpoch v0 and DeleteTopics v0 are answered in their own layouts")
+  troupe_case_fields("${_case}" _name _what)
+  set(_test "kafka: old protocol versions: ${_what}")
+  add_test(NAME "${_test}"
+           COMMAND ${OLD_CLIENTS_PYTHON3} ${_py} $<TARGET_FILE:troupe>
+                   ${_name})
+  set_tests_properties("${_test}" PROPERTIES TIMEOUT 120)
 endforeach()
