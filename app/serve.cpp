@@ -48,21 +48,32 @@ struct web_root_choice {
 
 /// The dashboard's files: --web-root if given; else the installed copy,
 /// `<dir of the executable>/../share/troupe/web` (cmake --install, the
-/// Debian package); else the source tree's web/ (a binary in the build
-/// tree). Both paths come from packaging/packaging.cmake.
+/// Debian package); else, only for the executable the build wrote (in
+/// TROUPE_BUILD_DIR), the source tree's web/. An installed or copied
+/// executable never reads the source tree it was built from (a package's
+/// user has none): without its share/troupe/web it serves no dashboard and
+/// says where it looked. The paths come from packaging/packaging.cmake.
 web_root_choice find_web_root(const std::string& given) {
   namespace fs = std::filesystem;
   if (!given.empty())
     return {given, "--web-root"};
   std::error_code ec;
   auto exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    auto installed =
-      (exe.parent_path() / TROUPE_WEB_FROM_BINDIR).lexically_normal();
-    if (fs::exists(installed / "index.html", ec))
-      return {installed.string(), "installed"};
-  }
-  return {TROUPE_SOURCE_WEB_DIR, "source tree"};
+  if (ec) // a root no file can be under: every dashboard file is a 404
+    return {"/dev/null/troupe-web",
+            "missing: /proc/self/exe unreadable, give --web-root DIR"};
+  auto installed =
+    (exe.parent_path() / TROUPE_WEB_FROM_BINDIR).lexically_normal();
+  if (fs::is_regular_file(installed / "index.html", ec))
+    return {installed.string(), "installed"};
+  if (fs::equivalent(exe.parent_path(), TROUPE_BUILD_DIR, ec)
+      && fs::is_regular_file(fs::path{TROUPE_SOURCE_WEB_DIR} / "index.html",
+                             ec))
+    return {TROUPE_SOURCE_WEB_DIR, "source tree"};
+  spdlog::warn("troupe: no dashboard files: {} has no index.html (give "
+               "--web-root DIR); the REST and WebSocket API still answer",
+               installed.string());
+  return {installed.string(), "missing: no index.html, give --web-root DIR"};
 }
 
 /// A node whose log directory cannot be written must not join a cluster:

@@ -5,10 +5,12 @@
 #   cmake --install build --prefix /opt/troupe
 #       bin/troupe, share/troupe/web/*, etc/troupe/server.properties,
 #       lib/systemd/system/troupe{,@}.service
-#   cd build && cpack -G DEB
-#       troupe_<version>_<arch>.deb: /usr/bin/troupe, /usr/share/troupe/web,
+#   cpack --config build/CPackConfig.cmake -G DEB -B DIR
+#       DIR/troupe_<version>_<arch>.deb: /usr/bin/troupe, /usr/share/troupe/web,
 #       /etc/troupe/server.properties (a conffile), /lib/systemd/system/*,
 #       maintainer scripts that create the system user troupe
+#   ctest -R '^packaging: '
+#       tests/packaging/: the package built, extracted and run
 #
 # The executable finds its dashboard relative to itself
 # (<bindir>/../share/troupe/web, app/serve.cpp), so an installed copy runs
@@ -22,11 +24,13 @@ include(GNUInstallDirs)
 file(RELATIVE_PATH TROUPE_WEB_FROM_BINDIR
      "/prefix/${CMAKE_INSTALL_BINDIR}"
      "/prefix/${CMAKE_INSTALL_DATADIR}/troupe/web")
-# Only serve.cpp needs them: the rest of the executable keeps its flags
-# (and its shared precompiled header).
+# The source tree's web/ serves only the executable the build wrote (in
+# its output directory, TROUPE_BUILD_DIR): an installed or copied one reads
+# its share/troupe/web or nothing. Only serve.cpp needs these (the rest of
+# the executable keeps its flags and its shared precompiled header).
 set_source_files_properties(${CMAKE_SOURCE_DIR}/app/serve.cpp PROPERTIES
   COMPILE_DEFINITIONS
-    "TROUPE_WEB_FROM_BINDIR=\"${TROUPE_WEB_FROM_BINDIR}\";TROUPE_SOURCE_WEB_DIR=\"${CMAKE_SOURCE_DIR}/web\"")
+    "TROUPE_WEB_FROM_BINDIR=\"${TROUPE_WEB_FROM_BINDIR}\";TROUPE_SOURCE_WEB_DIR=\"${CMAKE_SOURCE_DIR}/web\";TROUPE_BUILD_DIR=\"$<TARGET_FILE_DIR:troupe>\"")
 
 # -- install rules -------------------------------------------------------------------
 
@@ -38,23 +42,14 @@ install(TARGETS troupe RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/web/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/troupe/web)
 
-# The properties file and the units go where the system looks for them.
-# Decided at install time, because cpack installs with the prefix /usr
-# into a staging DESTDIR: under /usr, /etc and /lib/systemd/system (as
-# GNUInstallDirs does for sysconfdir); under any other prefix, inside it.
+# The properties file and the units go where the system looks for them:
+# /etc/troupe and /lib/systemd/system under the prefix /usr (the package),
+# inside any other prefix (packaging/install_config.cmake).
 install(CODE "
-  if(CMAKE_INSTALL_PREFIX STREQUAL \"/usr\")
-    set(_troupe_etc /etc/troupe)
-    set(_troupe_units /lib/systemd/system)
-  else()
-    set(_troupe_etc \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_SYSCONFDIR}/troupe\")
-    set(_troupe_units \"\${CMAKE_INSTALL_PREFIX}/lib/systemd/system\")
-  endif()
-  file(INSTALL DESTINATION \"\${_troupe_etc}\" TYPE FILE
-       FILES \"${CMAKE_SOURCE_DIR}/packaging/server.properties\")
-  file(INSTALL DESTINATION \"\${_troupe_units}\" TYPE FILE
-       FILES \"${CMAKE_SOURCE_DIR}/packaging/systemd/troupe.service\"
-             \"${CMAKE_SOURCE_DIR}/packaging/systemd/troupe@.service\")
+  set(_troupe_packaging_dir \"${CMAKE_SOURCE_DIR}/packaging\")
+  set(_troupe_bindir \"${CMAKE_INSTALL_BINDIR}\")
+  set(_troupe_sysconfdir \"${CMAKE_INSTALL_SYSCONFDIR}\")
+  include(\"${CMAKE_SOURCE_DIR}/packaging/install_config.cmake\")
 ")
 
 # -- the Debian package --------------------------------------------------------------
@@ -65,12 +60,18 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "troupe maintainers <troupe@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "Kafka-compatible broker with consumer groups, REST proxy and dashboard")
-set(CPACK_PACKAGE_DESCRIPTION
-    "troupe speaks the Kafka wire protocol (Kafka 3.9's API versions), runs "
-    "an embedded three-broker node or one node of a ZooKeeper cluster, and "
-    "serves a REST Proxy, WebSocket group members and a dashboard. The "
-    "package runs it as the system user troupe under systemd (troupe.service, "
-    "or troupe@NAME.service for /etc/troupe/NAME.properties).")
+# One string with its line breaks (parts of a list would be joined with
+# ';'): CPackDeb puts the summary first, indents each line and writes an
+# empty one as " .".
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+  "troupe speaks the Kafka wire protocol (Kafka 3.9's API versions), runs\n"
+  "an embedded three-broker node or one node of a ZooKeeper cluster, and\n"
+  "serves a REST Proxy, WebSocket group members and a dashboard.\n"
+  "\n"
+  "The package runs it as the system user troupe under systemd\n"
+  "(troupe.service with /etc/troupe/server.properties, or\n"
+  "troupe@NAME.service with /etc/troupe/NAME.properties), keeping its\n"
+  "logs under /var/lib/troupe.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # troupe_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
@@ -92,3 +93,6 @@ set(CPACK_STRIP_FILES ON)
 # No source package, no other generator's files in the build dir.
 set(CPACK_SOURCE_GENERATOR "")
 include(CPack)
+
+# The package built, unpacked into a temporary root and run from there.
+include(${CMAKE_SOURCE_DIR}/tests/packaging/packaging_tests.cmake)
