@@ -197,8 +197,9 @@ void truncate_then_fetch(replica_ptr self) {
               st.log_start_offset = l.log_start_offset;
               st.log_end_offset = l.log_end_offset;
               st.latest_epoch = l.latest_epoch;
-              st.high_watermark =
-                std::min(st.high_watermark, st.log_end_offset);
+              st.high_watermark = std::min(
+                std::max(st.high_watermark, st.log_start_offset),
+                st.log_end_offset);
               st.truncated = true;
               fetch_from_leader(self);
             },
@@ -920,6 +921,11 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
         st.log_start_offset = l.log_start_offset;
         st.log_end_offset = l.log_end_offset;
         st.latest_epoch = l.latest_epoch;
+        // Kafka's UnifiedLog.updateHighWatermark: never below the log start
+        // offset (a DeleteRecords' log-start-offset-checkpoint), never above
+        // the log end.
+        st.high_watermark = std::min(
+          std::max(st.high_watermark, st.log_start_offset), st.log_end_offset);
         st.current = role::offline;
         become(self);
       },

@@ -21,3 +21,14 @@ foreach(_case IN ITEMS
                    ${NODE_EXECUTABLE})
   set_tests_properties("${_test}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE)
 endforeach()
+
+# DeleteTopics on a ZooKeeper cluster of three troupe processes
+# (tests/cluster/delete_topics_test.py, with tests/cluster/cluster_fixture.py;
+# python3-kazoo is required by tests/cluster/cluster_tests.cmake): Kafka's
+# /admin/delete_topics path, every node's metadata and log directories.
+set(_dt ${CMAKE_SOURCE_DIR}/tests/cluster/delete_topics_test.py)
+set(_test "cluster: DeleteTopics through a node that is not the controller removes the topic from ZooKeeper, from every node's metadata and every node's log directories, and the topic can be created again empty")
+add_test(NAME "${_test}"
+         COMMAND ${DEBIAN_PYTHON3} ${_dt} $<TARGET_FILE:troupe> delete-topics)
+set_tests_properties("${_test}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE
+                     LABELS cluster)

@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""DeleteTopics on a ZooKeeper cluster of three troupe processes, with
+confluent-kafka's AdminClient (librdkafka), kcat for each node's metadata
+and kazoo for ZooKeeper.
+
+    delete_topics_test.py build/troupe CASE
+
+  delete-topics
+      a topic of 3 partitions, 3 replicas, with records on every replica, is
+      deleted through a node that is not the controller: Kafka's
+      TopicDeletionManager path (/admin/delete_topics/<t>, then /brokers/
+      topics/<t> and /config/topics/<t> gone, the request znode removed),
+      the topic disappears from every node's metadata, its partition
+      directories are removed on every node, a second delete is
+      UNKNOWN_TOPIC_OR_PARTITION and the topic can be created again, empty
+
+Observed from outside the nodes only (tests/cluster/cluster_fixture.py).
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from confluent_kafka import KafkaError, KafkaException, Producer  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+
+from cluster_fixture import Cluster, check, log, main, read_partition, wait_for  # noqa: E402
+
+
+def topic_in(node, topic):
+    md = node.metadata()
+    if md is None:
+        return None
+    return any(t["topic"] == topic and not t.get("error") for t in md.get("topics", []))
+
+
+def delete(admin, topic):
+    """None or the KafkaError of DeleteTopics for one topic."""
+    fs = admin.delete_topics([topic], operation_timeout=30, request_timeout=40)
+    try:
+        fs[topic].result(timeout=60)
+        return None
+    except KafkaException as e:
+        return e.args[0]
+
+
+def delete_topics(troupe):
+    props = {"offsets.topic.replication.factor": 3}
+    with Cluster(troupe, props=props) as c:
+        c.start(3)
+        topic = "doomed"
+        c.create_topic(topic, 3, 3)
+        producer = Producer({"bootstrap.servers": c.bootstrap(), "acks": "all", "linger.ms": 0})
+        failed = []
+        for i in range(60):
+            producer.produce(topic, key=f"k{i}", value=f"v{i}", partition=i % 3, on_delivery=lambda err, msg: err and failed.append(err))
+            producer.poll(0)
+        check(producer.flush(60) == 0 and not failed, f"60 records acknowledged with acks=all ({failed})")
+        dirs = [(n, n.replica_dir(topic, p)) for n in c.nodes for p in range(3)]
+        wait_for("every replica directory to hold records", lambda: all(os.path.isdir(d) and any(f.endswith(".log") and os.path.getsize(os.path.join(d, f)) > 0 for f in os.listdir(d)) for _, d in dirs), 30)
+        check(c.zk_get_json(f"/brokers/topics/{topic}") is not None, f"/brokers/topics/{topic} exists")
+
+        controller = c.controller()
+        via = next(n for n in c.nodes if n.id != controller)
+        log(f"controller is {controller}; DeleteTopics through node {via.id}")
+        admin = AdminClient({"bootstrap.servers": via.bootstrap})
+        err = delete(admin, topic)
+        check(err is None, f"DeleteTopics {topic} through node {via.id} succeeds ({err})")
+
+        zk = c.zk
+        wait_for(f"/brokers/topics/{topic} removed", lambda: not zk.exists(f"/brokers/topics/{topic}"), 30)
+        wait_for(f"/admin/delete_topics/{topic} removed", lambda: not zk.exists(f"/admin/delete_topics/{topic}"), 30)
+        check(not zk.exists(f"/config/topics/{topic}"), f"/config/topics/{topic} is removed")
+        for n in c.nodes:
+            wait_for(f"node {n.id}'s metadata without {topic}", lambda: topic_in(n, topic) is False, 30)
+        log(f"{topic} is gone from the metadata of nodes {[n.id for n in c.nodes]}")
+        check(all(topic_in(n, topic) is False for n in c.nodes), f"no node's metadata lists {topic}")
+        wait_for("every replica directory removed", lambda: not any(os.path.exists(d) for _, d in dirs), 30)
+        for n in c.nodes:
+            left = [f for f in os.listdir(os.path.join(n.data, f"broker-{n.id}")) if f.startswith(topic + "-")]
+            check(not left, f"node {n.id} keeps no directory of {topic} (not even one renamed for deletion): {left}")
+
+        err = delete(admin, topic)
+        check(err is not None and err.code() == KafkaError.UNKNOWN_TOPIC_OR_PART, f"a second DeleteTopics is UNKNOWN_TOPIC_OR_PARTITION ({err})")
+
+        # The same name again: a new, empty topic.
+        c.create_topic(topic, 2, 3)
+        check(len(c.topic_partitions(topic)) == 2, f"{topic} is created again with 2 partitions")
+        for n in c.nodes:
+            wait_for(f"node {n.id}'s metadata listing the new {topic}", lambda: topic_in(n, topic), 30)
+        producer.produce(topic, key="again", value="fresh", partition=0, on_delivery=lambda err, msg: err and failed.append(err))
+        check(producer.flush(30) == 0 and not failed, "a record to the new topic is acknowledged")
+        records = read_partition(c.bootstrap(), topic, 0)
+        values = [v for _, v in records]
+        log(f"partition 0 of the new {topic}: {values}")
+        check(values == ["fresh"], f"the new topic holds only the new record, nothing of the deleted one: {values}")
+        del producer, admin  # librdkafka's clients go before the nodes stop
+
+
+CASES = {
+    "delete-topics": (delete_topics, 160),
+}
+
+if __name__ == "__main__":
+    sys.exit(main(CASES, sys.argv))
