@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -46,11 +47,54 @@ std::vector<option_spec> topic_options() {
     {"if-not-exists", arg_kind::none,
      "if set when creating topics, the action will only execute if the topic "
      "does not already exist."},
+    {"replica-assignment", arg_kind::required,
+     "A list of manual partition-to-broker assignments for the topic being "
+     "created: broker_id_for_part1_replica1:broker_id_for_part1_replica2, "
+     "broker_id_for_part2_replica1:broker_id_for_part2_replica2, ..."},
     {"exclude-internal", arg_kind::none,
      "exclude internal topics when running list or describe command."},
   };
   specs.insert(specs.end(), own.begin(), own.end());
   return specs;
+}
+
+/// TopicCommand.parseReplicaAssignment: "b1:b2,b3:b4" is partition 0 on
+/// brokers b1, b2 and partition 1 on b3, b4.
+std::vector<wire::creatable_replica_assignment>
+parse_replica_assignment(const std::string& text) {
+  std::vector<wire::creatable_replica_assignment> out;
+  std::stringstream parts{text};
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    wire::creatable_replica_assignment r;
+    r.partition_index = static_cast<int32_t>(out.size());
+    std::stringstream ids{part};
+    std::string id;
+    while (std::getline(ids, id, ':')) {
+      size_t used = 0;
+      int32_t b = -1;
+      try {
+        b = std::stoi(id, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (id.empty() || used != id.size() || b < 0)
+        throw usage_error("Invalid broker id '" + id
+                          + "' in --replica-assignment " + text);
+      if (std::find(r.broker_ids.begin(), r.broker_ids.end(), b)
+          != r.broker_ids.end())
+        throw usage_error("Partition replica lists may not contain duplicate "
+                          "entries: " + std::to_string(b));
+      r.broker_ids.push_back(b);
+    }
+    if (!out.empty() && r.broker_ids.size() != out.front().broker_ids.size())
+      throw usage_error("Partition " + std::to_string(r.partition_index)
+                        + " has different replication factor: " + part);
+    out.push_back(std::move(r));
+  }
+  if (out.empty())
+    throw usage_error("Invalid --replica-assignment: " + text);
+  return out;
 }
 
 void check_topic_args(const parsed_args& a) {
@@ -76,7 +120,11 @@ void check_topic_args(const parsed_args& a) {
                            : a.has("describe") ? "describe"
                                                : "delete")
                         + "]\"");
-  for (auto* n : {"replication-factor", "config", "if-not-exists"})
+  if (a.has("create"))
+    check_invalid_args(a, "replica-assignment",
+                       {"partitions", "replication-factor"});
+  for (auto* n : {"replication-factor", "config", "if-not-exists",
+                  "replica-assignment"})
     if (a.has(n) && !a.has("create"))
       throw usage_error(std::string{"Option \"["} + n
                         + "]\" can only be used with option \"[create]\"");
@@ -100,6 +148,8 @@ void check_topic_args(const parsed_args& a) {
                       "inclusive");
   for (auto& c : a.values("config"))
     parse_config_pairs(c);
+  if (a.has("replica-assignment"))
+    parse_replica_assignment(a.value("replica-assignment"));
 }
 
 /// getTopics: every topic (internal ones unless --exclude-internal),
@@ -160,6 +210,8 @@ int create_topic(admin_client& client, const parsed_args& a, bool as_json,
   for (auto& c : a.values("config"))
     for (auto& [k, v] : parse_config_pairs(c))
       t.configs.push_back({k, v});
+  if (a.has("replica-assignment"))
+    t.assignments = parse_replica_assignment(a.value("replica-assignment"));
   if (t.name.find('.') != std::string::npos
       && t.name.find('_') != std::string::npos)
     out << "WARNING: Due to limitations in metric names, topics with a "
