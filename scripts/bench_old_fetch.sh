@@ -13,6 +13,7 @@
 #   scripts/bench_old_fetch.sh                     # ~1 minute on 2 cores
 #   BENCH_RECORDS=200000 BENCH_RUNS=7 scripts/bench_old_fetch.sh
 #   BENCH_NO_BUILD=1 ...                           # use build/ as it is
+#   BENCH_BIN_DIR=DIR BENCH_NO_BUILD=1 ...         # binaries copied out of build/
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -21,6 +22,7 @@ record_bytes=${BENCH_RECORD_BYTES:-100}
 partitions=${BENCH_PARTITIONS:-4}
 runs=${BENCH_RUNS:-5}
 py=/usr/bin/python3
+bin=${BENCH_BIN_DIR:-build}
 out=$(mktemp -d /tmp/troupe-bench-old-fetch-XXXXXX)
 
 if [[ -z ${BENCH_NO_BUILD:-} ]]; then
@@ -41,7 +43,7 @@ cleanup() {
 trap cleanup EXIT
 
 port=$("$py" -c "import sys; sys.path.insert(0, 'tests/lib'); from ports import free_port_range; print(free_port_range(4))")
-build/troupe serve --http-port $((port + 3)) --http-bind 127.0.0.1 \
+"$bin"/troupe serve --http-port $((port + 3)) --http-bind 127.0.0.1 \
   --override port="$port" --override "log.dirs=$out/logs" \
   >"$out/troupe.log" 2>&1 &
 pid=$!
@@ -52,10 +54,10 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 bootstrap=127.0.0.1:$port
-build/troupe topics --bootstrap-server "$bootstrap" --create --topic old-fetch-bench \
+"$bin"/troupe topics --bootstrap-server "$bootstrap" --create --topic old-fetch-bench \
   --partitions "$partitions" --replication-factor 1 >"$out/create.log"
 sleep 1
 echo "troupe serve on $bootstrap (pid $pid), files in $out" >&2
-build/old_fetch_bench --bootstrap-server "$bootstrap" --topic old-fetch-bench \
+"$bin"/old_fetch_bench --bootstrap-server "$bootstrap" --topic old-fetch-bench \
   --records "$records" --record-bytes "$record_bytes" --runs "$runs" \
   2> >(tee "$out/bench.err" >&2)
