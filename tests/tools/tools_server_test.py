@@ -775,6 +775,46 @@ def command_config_cases(sasl_boot):
              props("bad.properties", "request.timeout.ms=soon\n")],
             "request.timeout.ms")
 
+    # A listener that reads the first request and never answers: the
+    # client.id in its header, and request.timeout.ms bounding the wait.
+    import socket
+    import struct
+    import threading
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(4)
+    seen = []
+
+    def mute():
+        lsock.settimeout(15)
+        try:
+            conn, _ = lsock.accept()
+            head = conn.recv(4096)
+            if len(head) >= 14:
+                n = struct.unpack(">h", head[12:14])[0]
+                seen.append(head[14:14 + n].decode())
+            time.sleep(10)
+            conn.close()
+        except OSError:
+            pass
+    t = threading.Thread(target=mute, daemon=True)
+    t.start()
+    started = time.time()
+    rc, out, err = tool("topics", "--list", "--bootstrap-server",
+                        "127.0.0.1:%d" % lsock.getsockname()[1],
+                        "--command-config", props("mute.properties",
+                                                  "client.id=tools-cc\n"
+                                                  "request.timeout.ms=1500\n"),
+                        boot=False)
+    took = time.time() - started
+    lsock.close()
+    check(seen == ["tools-cc"], "--command-config client.id is the "
+          "request header's client id", str(seen))
+    check(rc == 1 and out == "" and len(err.splitlines()) == 1 and took < 6,
+          "--command-config request.timeout.ms=1500: a broker that never "
+          "answers fails in one line within seconds",
+          "exit %d after %.1f s %r %r" % (rc, took, out, err))
+
     jaas = ('sasl.jaas.config=org.apache.kafka.common.security.scram.'
             'ScramLoginModule required username="alice" password="%s";\n')
     good = props("sasl.properties", "security.protocol=SASL_PLAINTEXT\n"
