@@ -22,7 +22,9 @@ CPackConfig.cmake and cmake_install.cmake); VERSION the project's. Cases:
   maintainer  postinst, prerm and postrm run with every command they call
               stubbed (nothing on this machine changes): the user made
               once, nothing started without a running systemd, purge
-              deletes data and user
+              deletes data and user; then again with the real adduser,
+              deluser and friends in a private mount namespace whose /etc
+              and /var/lib are copies (root only, skipped otherwise)
 
 Every troupe started is stopped by pid in a finally block (and dies with
 this process: PR_SET_PDEATHSIG); temporary directories are removed unless
@@ -513,6 +515,87 @@ def case_maintainer(build_dir, version, tmp):
     check("rm -rf /var/lib/troupe" in calls
           and any(c.startswith("deluser --system") for c in calls),
           "postrm purge deletes /var/lib/troupe and the user troupe")
+
+    real_maintainer_run(ctl, work)
+
+
+# The real adduser, deluser and friends, in a private mount namespace whose
+# /etc and /var/lib are copies: the machine's users and data never change.
+# The script stops before any maintainer script unless both copies are in
+# place. systemctl stays stubbed.
+NAMESPACE_RUN = r"""
+set -eu
+work=$1 ctl=$2
+cp -a /etc "$work/etc"
+mkdir "$work/varlib"
+touch "$work/etc/.troupe-package-test" "$work/varlib/.troupe-package-test"
+mount --bind "$work/etc" /etc
+mount --bind "$work/varlib" /var/lib
+[ -e /etc/.troupe-package-test ] && [ -e /var/lib/.troupe-package-test ]
+mkdir -p /etc/troupe
+cp "$ctl/../server.properties" /etc/troupe/server.properties
+step() { echo "== $*"; }
+step first install; sh "$ctl/postinst" configure ""
+getent passwd troupe; getent group troupe
+stat -c '%U:%G %a %n' /var/lib/troupe /var/lib/troupe/logs \
+  /etc/troupe/server.properties
+step again; sh "$ctl/postinst" configure ""
+getent passwd troupe | wc -l
+step purge; sh "$ctl/prerm" remove; sh "$ctl/postrm" remove
+[ -d /var/lib/troupe ] && echo "data kept on remove"
+sh "$ctl/postrm" purge
+getent passwd troupe || echo "user gone"
+getent group troupe || echo "group gone"
+[ -e /var/lib/troupe ] || echo "data gone"
+"""
+
+
+def real_maintainer_run(ctl, work):
+    unshare = shutil.which("unshare")
+    if os.geteuid() != 0 or not unshare or not shutil.which("adduser"):
+        print("skip: the real adduser run (needs root, unshare and adduser)")
+        return
+    stubs = os.path.join(work, "real-stubs")
+    os.makedirs(stubs)
+    with open(os.path.join(stubs, "systemctl"), "w") as f:
+        f.write("#!%s\nexit 0\n" % shutil.which("sh"))
+    os.chmod(os.path.join(stubs, "systemctl"), stat.S_IRWXU)
+    env = dict(os.environ)
+    env["PATH"] = stubs + ":/usr/sbin:/usr/bin:/sbin:/bin"
+    ns = os.path.join(work, "ns")
+    os.makedirs(ns)
+    before = host_user()
+    p = subprocess.run([unshare, "--mount", "--propagation", "private",
+                        shutil.which("sh"), "-c", NAMESPACE_RUN, "sh", ns,
+                        ctl],
+                       env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, cwd=work)
+    print(p.stdout)
+    if p.returncode != 0 and p.stdout.startswith("unshare: "):
+        print("skip: the real adduser run (no mount namespace here)")
+        return
+    out = p.stdout.splitlines()
+    check(p.returncode == 0, "the scripts ran in a private mount namespace")
+    check(any(l.startswith("troupe:x:") and l.endswith(
+        ":/var/lib/troupe:/usr/sbin/nologin") for l in out),
+        "postinst made the system user troupe, home /var/lib/troupe")
+    check("troupe:troupe 750 /var/lib/troupe" in out
+          and "troupe:troupe 755 /var/lib/troupe/logs" in out
+          and "root:troupe 640 /etc/troupe/server.properties" in out,
+          "/var/lib/troupe/logs owned by troupe, server.properties 0640 "
+          "group troupe")
+    at = out.index("== again")
+    check(out[at + 1] == "1", "postinst again: one user troupe, no error")
+    check("data kept on remove" in out and "user gone" in out
+          and "group gone" in out and "data gone" in out,
+          "remove keeps /var/lib/troupe; purge deletes it, the user and "
+          "the group")
+    check(host_user() == before, "the machine's own users are untouched")
+
+
+def host_user():
+    return subprocess.run(["getent", "passwd", "troupe"],
+                          stdout=subprocess.PIPE, text=True).stdout
 
 
 CASES = {"contents": case_contents, "runs": case_runs,

@@ -1,8 +1,10 @@
 # troupe installed like a server (packaging/packaging.cmake): the Debian
 # package built by cpack, unpacked and run; `cmake --install` run; the
-# maintainer scripts with every command they call stubbed. Each case works
-# in its own temporary directory (the package too: cpack -B) and stops the
-# troupe it starts. Included at the end of packaging/packaging.cmake.
+# maintainer scripts with every command they call stubbed, then with the
+# real adduser in a private mount namespace (copies of /etc and /var/lib:
+# the machine's users never change; skipped where that cannot be made,
+# e.g. not root). Each case works in its own temporary directory (the
+# package too: cpack -B) and stops the troupe it starts by pid. Included at the end of packaging/packaging.cmake.
 
 find_program(TROUPE_DPKG_DEB dpkg-deb)
 find_program(TROUPE_DPKG_SHLIBDEPS dpkg-shlibdeps)
@@ -19,7 +21,7 @@ set(TROUPE_PACKAGING_CASES
   "contents|the Debian package holds bin, share/troupe/web, the server.properties conffile and both systemd units, with computed Depends and checked maintainer scripts"
   "runs|the unpacked Debian package's troupe serves its own dashboard files and Kafka listeners with its server.properties"
   "install|cmake --install lays out a prefix whose troupe serves share/troupe/web and never the source tree's web/"
-  "maintainer|postinst makes the troupe user once and starts nothing without systemd, purge removes data and user")
+  "maintainer|postinst makes the troupe system user once (real adduser in a private mount namespace) and starts nothing without systemd, purge removes data and user")
 foreach(row IN LISTS TROUPE_PACKAGING_CASES)
   string(FIND "${row}" "|" bar)
   string(SUBSTRING "${row}" 0 ${bar} case)
