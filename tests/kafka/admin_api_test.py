@@ -31,6 +31,14 @@ CASE is one of:
   delete-records     DeleteRecords: the low watermark, ListOffsets earliest,
                      OFFSET_OUT_OF_RANGE below it, kept across a restart
   describe-log-dirs  DescribeLogDirs: the log dir and the partitions' sizes
+  kip848-admin       @platformatic/kafka's Admin (flexible versions) with a
+                     KIP-848 group: NON_EMPTY_GROUP, GROUP_SUBSCRIBED_TO_TOPIC,
+                     UNKNOWN_MEMBER_ID for an admin commit while it has a
+                     member; once empty the admin commit is stored and a new
+                     member resumes there, OffsetDelete and DeleteGroups
+                     succeed, GROUP_ID_NOT_FOUND after; DeleteRecords' low
+                     watermark, DescribeLogDirs of one topic on 3 brokers
+                     (tests/kafka/platformatic/admin_groups.mjs)
   elect-leaders      ElectLeaders PREFERRED: ELECTION_NOT_NEEDED when the
                      preferred leader leads, UNKNOWN_TOPIC_OR_PARTITION
 
@@ -661,7 +669,21 @@ def case_elect_leaders(srv, _node):
           "the leaders did not change")
 
 
+def case_kip848_admin(srv, node):
+    check(node is not None, "node is given (the KIP-848 case needs it)")
+    r = subprocess.run([node, os.path.join(HERE, "platformatic",
+                                           "admin_groups.mjs"),
+                        srv.bootstrap()], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=150)
+    print(r.stdout, flush=True)
+    check(r.returncode == 0 and r.stdout.rstrip().endswith("PASS"),
+          "@platformatic/kafka's checks of the KIP-848 group's admin APIs "
+          "and of DeleteRecords / DescribeLogDirs all hold (exit %d)"
+          % r.returncode)
+
+
 CASES = {
+    "kip848-admin": case_kip848_admin,
     "delete-groups": case_delete_groups,
     "offset-delete": case_offset_delete,
     "admin-commit": case_admin_commit,

@@ -13,6 +13,7 @@ foreach(_case IN ITEMS
     "create-partitions|CreatePartitions validate_only changes nothing, INVALID_PARTITIONS and UNKNOWN_TOPIC_OR_PARTITION, a classic and a KIP-848 group both own the new partitions"
     "delete-records|DeleteRecords answers the low watermark, ListOffsets earliest is it, a Fetch below it is OFFSET_OUT_OF_RANGE, it survives a restart"
     "describe-log-dirs|DescribeLogDirs answers each broker's log dir and every replica with its segments' size"
+    "kip848-admin|a KIP-848 group refuses DeleteGroups, OffsetDelete of a subscribed topic and an admin OffsetCommit while it has a member, once empty the admin commit is where a new member resumes and the group is deleted (@platformatic/kafka, flexible DeleteRecords and DescribeLogDirs too)"
     "elect-leaders|ElectLeaders PREFERRED is ELECTION_NOT_NEEDED when the preferred replicas lead, UNKNOWN_TOPIC_OR_PARTITION for an unknown topic")
   troupe_case_fields("${_case}" _name _what)
   set(_test "kafka: ${_what}")
