@@ -273,7 +273,9 @@ int describe_topics(admin_client& client, const parsed_args& a, bool as_json,
           + kafka_error(res.error, res.error_message));
       std::vector<const wire::describe_configs_resource_result*> entries;
       for (auto& c : res.configs)
-        if (c.config_source == 1) // DYNAMIC_TOPIC_CONFIG: not a default
+        // TopicDescription: every entry but DEFAULT_CONFIG (5), so a
+        // broker's static settings show too.
+        if (c.config_source != 5)
           entries.push_back(&c);
       for (auto* c : entries) {
         configs += (configs.empty() ? "" : ",") + c->name + "="

@@ -271,6 +271,7 @@ def topics_cases(admin):
        "scratch", "--partitions", "1")
     out, _ = ok("kafka-topics --alter --partitions 4", "topics", "--alter",
                 "--topic", "scratch", "--partitions", "4")
+    check(out == "", "--alter prints nothing, as Kafka's", out)
     md = admin.describe_topics(["scratch"])
     check(len(md[0]["partitions"]) == 4, "--alter --partitions 4: scratch has "
           "4 partitions (kafka-python Metadata)", str(md))
@@ -281,6 +282,7 @@ def topics_cases(admin):
             "requested 2.")
     out, _ = ok("kafka-topics --delete", "topics", "--delete", "--topic",
                 "scratch")
+    check(out == "", "--delete prints nothing, as Kafka's", out)
     gone = wait_for(lambda: "scratch" not in tool("topics", "--list")[1]
                     .split())
     check(gone, "--delete: scratch leaves --list")
@@ -842,7 +844,10 @@ def main():
     global BINARY, BOOT
     BINARY = os.path.abspath(sys.argv[1])
     sasl = free_port_range(3)
-    srv = TroupeServe(BINARY, overrides=["auto.create.topics.enable=false"])
+    # log.segment.bytes set on the brokers: kafka-topics --describe lists
+    # a static broker setting among a topic's configs.
+    srv = TroupeServe(BINARY, overrides=["auto.create.topics.enable=false",
+                                         "log.segment.bytes=536870912"])
     srv.overrides += [
         "listeners=PLAINTEXT://127.0.0.1:%d,SASL_PLAINTEXT://127.0.0.1:%d"
         % (srv.port, sasl), "sasl.enabled.mechanisms=SCRAM-SHA-512"]
