@@ -438,7 +438,8 @@ def case_install(build_dir, version, tmp):
 
 STUBBED = ("getent", "adduser", "addgroup", "deluser", "delgroup", "useradd",
            "groupadd", "userdel", "groupdel", "mkdir", "stat", "chown",
-           "chmod", "chgrp", "systemctl", "rm", "awk")
+           "chmod", "chgrp", "systemctl", "rm", "awk", "deb-systemd-helper",
+           "deb-systemd-invoke")
 
 STUB = """#!/bin/sh
 echo "${0##*/} $*" >> "$STUB_LOG"
@@ -488,14 +489,14 @@ def case_maintainer(build_dir, version, tmp):
         "--system", "--group", "--home", "/var/lib/troupe", "troupe")),
         "first install: adduser --system --group --home /var/lib/troupe "
         "troupe")
-    check("chown -R troupe:troupe /var/lib/troupe" in calls,
-          "first install: /var/lib/troupe given to troupe")
+    check("chown troupe:troupe /var/lib/troupe /var/lib/troupe/logs"
+          in calls, "first install: /var/lib/troupe given to troupe")
+    check("deb-systemd-helper enable troupe.service" in calls,
+          "first install: troupe.service enabled (deb-systemd-helper)")
     if systemd_running:
         print("skip: 'nothing started without systemd' (systemd runs here)")
     else:
-        check(not any(c.startswith("systemctl") and (" start" in c
-                                                     or "restart" in c
-                                                     or "daemon-reload" in c)
+        check(not any(c.startswith(("systemctl", "deb-systemd-invoke"))
                       for c in calls),
               "without a running systemd nothing is started or reloaded")
 
@@ -509,44 +510,69 @@ def case_maintainer(build_dir, version, tmp):
     check(not any(" stop" in c for c in calls),
           "prerm upgrade stops nothing (postinst restarts)")
     calls = maintainer(ctl_copy, "postrm", ["remove"], True)
-    check(not any(c.startswith(("rm", "deluser", "delgroup")) for c in calls),
-          "postrm remove keeps the data and the user")
+    check(not any(c.startswith(("rm", "deluser", "delgroup")) for c in calls)
+          and "deb-systemd-helper mask troupe.service" in calls,
+          "postrm remove keeps the data and the user, masks the unit")
     calls = maintainer(ctl_copy, "postrm", ["purge"], True)
     check("rm -rf /var/lib/troupe" in calls
-          and any(c.startswith("deluser --system") for c in calls),
-          "postrm purge deletes /var/lib/troupe and the user troupe")
+          and any(c.startswith("deluser --system") for c in calls)
+          and "deb-systemd-helper purge troupe.service" in calls,
+          "postrm purge deletes /var/lib/troupe, the user troupe and the "
+          "unit's enablement")
 
     real_maintainer_run(ctl, work)
 
 
 # The real adduser, deluser and friends, in a private mount namespace whose
-# /etc and /var/lib are copies: the machine's users and data never change.
+# /etc, /var/lib and /lib/systemd/system are copies (the last with the
+# package's units): the machine's users, data and units never change.
 # The script stops before any maintainer script unless both copies are in
-# place. systemctl stays stubbed.
+# place. Only where systemd does not run (nothing to reload or start):
+# deb-systemd-helper and systemctl act on the copies' files alone;
+# deb-systemd-invoke stays stubbed all the same.
 NAMESPACE_RUN = r"""
 set -eu
 work=$1 ctl=$2
 cp -a /etc "$work/etc"
 mkdir "$work/varlib"
+cp -a /lib/systemd/system "$work/units"
+cp "$ctl/../systemd/troupe.service" "$ctl/../systemd/troupe@.service" \
+  "$work/units/"
 touch "$work/etc/.troupe-package-test" "$work/varlib/.troupe-package-test"
 mount --bind "$work/etc" /etc
 mount --bind "$work/varlib" /var/lib
+mount --bind "$work/units" /lib/systemd/system
 [ -e /etc/.troupe-package-test ] && [ -e /var/lib/.troupe-package-test ]
+[ -e /lib/systemd/system/troupe.service ]
+wants=/etc/systemd/system/multi-user.target.wants/troupe.service
 mkdir -p /etc/troupe
 cp "$ctl/../server.properties" /etc/troupe/server.properties
 step() { echo "== $*"; }
-step first install; sh "$ctl/postinst" configure ""
+# As dpkg runs them (deb-systemd-helper acts only then).
+export DPKG_MAINTSCRIPT_PACKAGE=troupe
+ms() {
+  script=$1
+  shift
+  DPKG_MAINTSCRIPT_NAME=$script sh "$ctl/$script" "$@"
+}
+step first install; ms postinst configure ""
 getent passwd troupe; getent group troupe
+[ -L "$wants" ] && echo "enabled: $(readlink "$wants")"
 stat -c '%U:%G %a %n' /var/lib/troupe /var/lib/troupe/logs \
   /etc/troupe/server.properties
-step again; sh "$ctl/postinst" configure ""
-getent passwd troupe | wc -l
-step purge; sh "$ctl/prerm" remove; sh "$ctl/postrm" remove
+step again; ms postinst configure ""
+echo "users: $(getent passwd troupe | wc -l)"
+step disabled, upgraded
+systemctl disable troupe.service
+ms postinst configure 0.1.0
+[ -L "$wants" ] || echo "still disabled after the upgrade"
+step purge; ms prerm remove; ms postrm remove
 [ -d /var/lib/troupe ] && echo "data kept on remove"
-sh "$ctl/postrm" purge
+ms postrm purge
 getent passwd troupe || echo "user gone"
 getent group troupe || echo "group gone"
 [ -e /var/lib/troupe ] || echo "data gone"
+[ -L "$wants" ] || echo "enablement gone"
 """
 
 
@@ -557,9 +583,14 @@ def real_maintainer_run(ctl, work):
         return
     stubs = os.path.join(work, "real-stubs")
     os.makedirs(stubs)
-    with open(os.path.join(stubs, "systemctl"), "w") as f:
-        f.write("#!%s\nexit 0\n" % shutil.which("sh"))
-    os.chmod(os.path.join(stubs, "systemctl"), stat.S_IRWXU)
+    if os.path.isdir("/run/systemd/system"):
+        print("skip: the real adduser run (systemd runs here: postinst "
+              "would reload it)")
+        return
+    for name in ("deb-systemd-invoke",):
+        with open(os.path.join(stubs, name), "w") as f:
+            f.write("#!%s\nexit 0\n" % shutil.which("sh"))
+        os.chmod(os.path.join(stubs, name), stat.S_IRWXU)
     env = dict(os.environ)
     env["PATH"] = stubs + ":/usr/sbin:/usr/bin:/sbin:/bin"
     ns = os.path.join(work, "ns")
@@ -584,12 +615,16 @@ def real_maintainer_run(ctl, work):
           and "root:troupe 640 /etc/troupe/server.properties" in out,
           "/var/lib/troupe/logs owned by troupe, server.properties 0640 "
           "group troupe")
-    at = out.index("== again")
-    check(out[at + 1] == "1", "postinst again: one user troupe, no error")
+    check("enabled: /lib/systemd/system/troupe.service" in out,
+          "postinst enabled troupe.service (deb-systemd-helper)")
+    check("users: 1" in out, "postinst again: one user troupe, no error")
+    check("still disabled after the upgrade" in out,
+          "an admin's systemctl disable survives an upgrade's postinst")
     check("data kept on remove" in out and "user gone" in out
-          and "group gone" in out and "data gone" in out,
-          "remove keeps /var/lib/troupe; purge deletes it, the user and "
-          "the group")
+          and "group gone" in out and "data gone" in out
+          and "enablement gone" in out,
+          "remove keeps /var/lib/troupe; purge deletes it, the user, the "
+          "group and the unit's enablement")
     check(host_user() == before, "the machine's own users are untouched")
 
 
