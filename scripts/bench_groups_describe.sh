@@ -126,9 +126,9 @@ done
 split=
 if [[ -n ${BENCH_PERF:-} ]]; then
   # Where the time of one describe goes: the tool's own CPU (perf stat
-  # task-clock), the node's CPU (perf samples of the node's process at
-  # 4000 Hz over 4 s with 20 describes in a row, less a 4 s window with
-  # none: the heartbeats), and call graphs of both in perf data files.
+  # task-clock), the broker's answer to DescribeGroups on a raw socket
+  # (bench/kafka/describe_groups_rtt.py), and call graphs of the tool and
+  # of the node (perf record -g) in perf data files.
   perf record -q -g -o "$out/perf-tool.data" "$bin"/troupe groups --bootstrap-server "$bootstrap" \
     --describe --members --group "$big" >/dev/null 2>"$out/perf-tool.log" || true
   node_pid=$(<"$out/cluster/node-1/troupe.pid")
@@ -144,7 +144,10 @@ if [[ -n ${BENCH_PERF:-} ]]; then
         printf '%s\t%s\ttool\t%s\n' "$mode" "$who" "$(awk -F, '/task-clock/{print $1}' "$out/stat.txt")" >>"$split"
       done
     done
-    perf record -q -F 4000 -p "$node_pid" -o "$out/perf-node-idle-$who.data" -- sleep 4 2>/dev/null
+    # The broker: DescribeGroups v0 on a raw socket, the response
+    # counted, not decoded.
+    printf 'rtt\t%s\t%s\n' "$who" "$("$py" bench/kafka/describe_groups_rtt.py "$bootstrap" "$g" 21)" >>"$split"
+    # A call graph of the node over 20 describes --members in a row.
     perf record -q -F 4000 -g -p "$node_pid" -o "$out/perf-node-$who.data" -- sleep 4 2>/dev/null &
     perf_pid=$!
     sleep 0.3
@@ -152,9 +155,6 @@ if [[ -n ${BENCH_PERF:-} ]]; then
       "$bin"/troupe groups --bootstrap-server "$bootstrap" --describe --members --group "$g" >/dev/null
     done
     wait "$perf_pid" || true
-    printf 'nodeperf\t%s\t%s\t%s\n' "$who" \
-      "$(perf script -i "$out/perf-node-idle-$who.data" -F tid 2>/dev/null | wc -l)" \
-      "$(perf script -i "$out/perf-node-$who.data" -F tid 2>/dev/null | wc -l)" >>"$split"
   done
   echo "perf data: $out/perf-tool.data (the tool), $out/perf-node-big.data (the node, 20 describes --members of the big group)" >&2
 fi
@@ -185,15 +185,15 @@ print("One classic group each (range assignor), %s partitions each, on one "
       "process." % (partitions, trials))
 split = sys.argv[7] if len(sys.argv) > 7 else ""
 if split:
-    tool, node = {}, {}
+    tool, rtt = {}, {}
     for line in open(split):
         f = line.rstrip("\n").split("\t")
-        if f[0] == "nodeperf":
-            node[f[1]] = (int(f[2]), int(f[3]))
+        if f[0] == "rtt":
+            rtt[f[1]] = (float(f[2]), float(f[3]), int(f[4]))
         else:
             tool.setdefault((f[0], f[1]), []).append(float(f[3]))
     print()
-    print("Where the time goes (BENCH_PERF=1): CPU ms per command")
+    print("Where the time goes (BENCH_PERF=1), ms")
     print()
     print("| | %s members | %s members |" % (members, base))
     print("|---|---:|---:|")
@@ -201,6 +201,7 @@ if split:
         print("| tool CPU, `%s` (task-clock, median of 5) | %.1f | %.1f |"
               % (mode, statistics.median(tool[(mode, "big")]),
                  statistics.median(tool[(mode, "small")])))
-    print("| node CPU per `--describe --members` (perf samples, 20 in 4 s less 4 s of heartbeats only) | %.1f | %.1f |"
-          % tuple((node[w][1] - node[w][0]) / 4000 * 1000 / 20 for w in ("big", "small")))
+    print("| broker: DescribeGroups v0 send to last response byte, raw socket, not decoded (p50 / max of 21) | %.1f / %.1f | %.1f / %.1f |"
+          % (rtt["big"][0], rtt["big"][1], rtt["small"][0], rtt["small"][1]))
+    print("| DescribeGroups v0 response size (bytes) | %d | %d |" % (rtt["big"][2], rtt["small"][2]))
 EOF
