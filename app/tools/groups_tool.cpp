@@ -333,8 +333,11 @@ std::vector<offset_row> collect_offsets(admin_client& client,
     if (!assigned.count(tp))
       all.push_back(tp);
   auto ends = client.list_offsets(all, wire::latest_timestamp);
-  auto row = [&](const topic_partition& tp, const std::string& consumer,
-                 const std::string& host, const std::string& client_id) {
+  // A partition no member holds has no consumer, host or client id: "-"
+  // in the table, null in JSON.
+  using text = std::optional<std::string>;
+  auto row = [&](const topic_partition& tp, const text& consumer,
+                 const text& host, const text& client_id) {
     offset_row r;
     r.group = g.group_id;
     r.topic = tp.topic;
@@ -362,7 +365,7 @@ std::vector<offset_row> collect_offsets(admin_client& client,
   }
   for (auto& [tp, offset] : committed)
     if (!assigned.count(tp))
-      rows.push_back(row(tp, missing, missing, missing));
+      rows.push_back(row(tp, std::nullopt, std::nullopt, std::nullopt));
   return rows;
 }
 

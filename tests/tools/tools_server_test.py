@@ -538,6 +538,21 @@ def groups_cases(admin, http_port):
     check(err == "\nConsumer group 'live' has no active members.\n",
           "Kafka's 'has no active members.' note on stderr", repr(err))
     golden("groups_describe_empty", out)
+    js, _ = ok("--describe --output json of an Empty group", "groups",
+               "--describe", "--group", "live", "--output", "json")
+    try:
+        e = json.loads(js)[0]
+        check(e["state"] == "Empty" and len(e["offsets"]) == 1
+              and e["offsets"][0]["current_offset"] == 4
+              and e["offsets"][0]["lag"] == 6
+              and e["offsets"][0]["consumer_id"] is None
+              and e["offsets"][0]["host"] is None
+              and e["offsets"][0]["client_id"] is None,
+              "--output json of an Empty group: the committed row, null "
+              "where the table has '-'", js)
+    except (ValueError, IndexError, KeyError) as x:
+        check(False, "--output json of an Empty group parses",
+              "%s: %r" % (x, js))
     out, err = ok("--describe --members of an Empty group", "groups",
                   "--describe", "--group", "live", "--members")
     golden("groups_describe_members_empty", out)
