@@ -9,9 +9,10 @@
 # consumer actors in one group, the other BENCH_BASE_MEMBERS, each on its
 # own topic of BENCH_PARTITIONS partitions; after the cold start both hold
 # the group (steady: heartbeats only, no committed offsets, so --offsets
-# lists every assigned partition with CURRENT-OFFSET "-") while `"$bin"/troupe groups --describe` (the default --offsets, then
-# --members, --members --verbose, --state) runs BENCH_TRIALS times for each
-# group, the two groups interleaved. Wall time of the whole command
+# lists every assigned partition with CURRENT-OFFSET "-") while
+# `troupe groups --list` (the floor of any run) and `troupe groups
+# --describe` (the default --offsets, then --members, --members --verbose,
+# --state) run BENCH_TRIALS times for each group, the two groups interleaved. Wall time of the whole command
 # (process start to exit): p50, max, and the p50 ratio to the small group.
 #
 # The group's metadata record (every member's subscription and assignment)
@@ -21,13 +22,14 @@
 # becomes stable (as Kafka's does). The node here runs with
 # message.max.bytes=16777216.
 #
-#   scripts/bench_groups_describe.sh               # ~2 minutes on 2 cores
+#   scripts/bench_groups_describe.sh               # ~1 minute on 2 cores
 #   BENCH_TRIALS=21 scripts/bench_groups_describe.sh
 #   BENCH_NO_BUILD=1 ...                           # use build/ as it is
 #   BENCH_BIN_DIR=DIR BENCH_NO_BUILD=1 ...         # binaries copied out of build/
-#   BENCH_PERF=1 ...                               # also perf record -g the
-#                                                  # tool and the node on
-#                                                  # describe --members
+#   BENCH_PERF=1 ...                               # also where the time goes:
+#                                                  # the tool's CPU, the broker's
+#                                                  # DescribeGroups answer, and
+#                                                  # perf record -g data
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

@@ -8,7 +8,8 @@
 # BENCH_RECORDS records of BENCH_RECORD_BYTES bytes once, then reads them
 # all from offset 0 with Fetch v0, v1, v3 (message sets converted down from
 # the stored RecordBatch v2), v4 and v12 (the stored batches), the
-# versions interleaved, BENCH_RUNS times each; medians and ratios to v12.
+# versions interleaved, BENCH_RUNS rounds; medians, and the median of each
+# round's ratio to v12.
 #
 #   scripts/bench_old_fetch.sh                     # ~1 minute on 2 cores
 #   BENCH_RECORDS=200000 BENCH_RUNS=7 scripts/bench_old_fetch.sh
