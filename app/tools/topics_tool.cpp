@@ -302,7 +302,9 @@ int describe_topics(admin_client& client, const parsed_args& a, bool as_json,
       else
         out << format_partition_line(*t.name, p);
     }
-    if (as_json) {
+    // With a partition filter the table lists only the matching
+    // partitions, so JSON leaves out the topics without any.
+    if (as_json && (configs_too || !pj.empty())) {
       json tj = {{"topic", *t.name},
                  {"topic_id", id},
                  {"partition_count", parts.size()},

@@ -259,6 +259,11 @@ def topics_cases(admin):
                 "--describe", "--under-replicated-partitions")
     check(out == "", "every replica in sync: --under-replicated-partitions "
           "prints nothing", out)
+    out, _ = ok("--describe --under-replicated-partitions --output json",
+                "topics", "--describe", "--under-replicated-partitions",
+                "--output", "json")
+    check(out.strip() == "[]", "--under-replicated-partitions --output json "
+          "lists no topic, as the table lists none", out)
     out, _ = ok("--describe --unavailable-partitions", "topics", "--describe",
                 "--unavailable-partitions")
     check(out == "", "every partition has a leader: --unavailable-partitions "
