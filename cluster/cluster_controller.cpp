@@ -9,6 +9,7 @@
 #include "cluster/cluster_controller.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <set>
 #include <utility>
@@ -1143,6 +1144,66 @@ std::vector<int32_t> registered_brokers(const cluster_controller_state& st) {
   return out;
 }
 
+/// Kafka's stray logs (LogManager's findStrayReplicas, or in ZooKeeper
+/// mode the StopReplica a broker offline during a topic's deletion gets
+/// when it returns): at the first snapshot after the node started, a
+/// partition directory of a topic the metadata no longer has, of a
+/// partition past its count or of one this broker holds no replica of is
+/// left from a deletion this node missed. It goes before the broker opens
+/// any log (the broker opens logs only for the partitions it is told of
+/// after this), else a topic created again with the name would take up the
+/// deleted one's records. Internal topics (__*) are never touched.
+void remove_stray_logs(cluster_controller_ptr self,
+                       const cluster_snapshot& s) {
+  auto& st = self->state;
+  if (st.config.log_dirs.empty())
+    return;
+  namespace fs = std::filesystem;
+  auto dir = st.config.log_dirs + "/broker-" + std::to_string(st.broker_id);
+  std::error_code ec;
+  std::vector<fs::path> strays;
+  for (auto it = fs::directory_iterator(dir, ec);
+       !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (!it->is_directory(ec))
+      continue;
+    auto name = it->path().filename().string();
+    auto dash = name.rfind('-');
+    if (dash == std::string::npos || dash == 0 || dash + 1 == name.size())
+      continue;
+    auto digits = name.substr(dash + 1);
+    if (!std::all_of(digits.begin(), digits.end(),
+                     [](char c) { return c >= '0' && c <= '9'; })
+        || digits.size() > 9)
+      continue;
+    auto topic = name.substr(0, dash);
+    auto partition = std::stoi(digits);
+    if (topic.rfind("__", 0) == 0)
+      continue;
+    auto t = std::find_if(s.topics.begin(), s.topics.end(),
+                          [&](auto& x) { return x.name == topic; });
+    bool held = false;
+    if (t != s.topics.end())
+      for (auto& p : t->partition_states)
+        if (p.partition == partition
+            && std::find(p.replicas.begin(), p.replicas.end(), st.broker_id)
+                 != p.replicas.end())
+          held = true;
+    if (!held)
+      strays.push_back(it->path());
+  }
+  for (auto& path : strays) {
+    std::error_code rm;
+    fs::remove_all(path, rm);
+    if (rm)
+      spdlog::error("cluster: cannot remove the stray log {}: {}",
+                    path.string(), rm.message());
+    else
+      spdlog::warn("cluster: removed the stray log {} (its topic or this "
+                   "replica was deleted while this node was away)",
+                   path.string());
+  }
+}
+
 void apply_snapshot(cluster_controller_ptr self, cluster_snapshot s) {
   auto& st = self->state;
   if (s.controller_epoch < st.controller_epoch) {
@@ -1185,12 +1246,21 @@ void apply_snapshot(cluster_controller_ptr self, cluster_snapshot s) {
     }
   }
   // Topics the controller deleted: the broker stops and deletes its
-  // replicas (Kafka's StopReplica with deletePartition).
+  // replicas (Kafka's StopReplica with deletePartition). Against every
+  // topic the broker was told of, not only the last view's: a view reset
+  // by a lost session must not forget a deletion made meanwhile.
   topic_deletion gone;
-  for (auto& t : st.view.topics)
-    if (std::none_of(s.topics.begin(), s.topics.end(),
-                     [&](auto& n) { return n.name == t.name; }))
-      gone.topics.push_back(t.name);
+  std::set<std::string> now;
+  for (auto& t : s.topics)
+    now.insert(t.name);
+  for (auto& name : st.known_topics)
+    if (now.count(name) == 0)
+      gone.topics.push_back(name);
+  st.known_topics = std::move(now);
+  if (!st.strays_checked) {
+    st.strays_checked = true;
+    remove_stray_logs(self, s);
+  }
   st.view = std::move(s);
   if (!gone.topics.empty() && st.broker)
     self->send(st.broker, std::move(gone));

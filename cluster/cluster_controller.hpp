@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,12 @@ struct cluster_controller_state {
   cluster_snapshot view;
   /// The brokers last told to the local broker.
   std::vector<int32_t> told_peers;
+  /// The topics the local broker was told of and not yet told gone. Kept
+  /// when `view` is reset (a lost session): a topic deleted meanwhile still
+  /// reaches the broker as gone with the next snapshot.
+  std::set<std::string> known_topics;
+  /// The log directory was checked for stray logs (at the first snapshot).
+  bool strays_checked = false;
   /// DeleteTopics requests waiting for their topics to go, by id.
   std::map<uint64_t, deletion_wait> deletion_waits;
   uint64_t next_deletion_wait = 0;

@@ -14,6 +14,11 @@ and kazoo for ZooKeeper.
       directories are removed on every node, a second delete is
       UNKNOWN_TOPIC_OR_PARTITION and the topic can be created again, empty
 
+  delete-topics-node-down
+      a node down while its topic is deleted removes its replicas of it when
+      it comes back (stray logs); the topic created again holds none of the
+      deleted one's records on any node
+
 Observed from outside the nodes only (tests/cluster/cluster_fixture.py).
 """
 
@@ -98,8 +103,53 @@ def delete_topics(troupe):
         del producer, admin  # librdkafka's clients go before the nodes stop
 
 
+def delete_topics_node_down(troupe):
+    """Kafka's TopicDeletionManager finishes a deletion on a broker that was
+    offline with a StopReplica once it is back; a broker finds the logs of
+    a deleted topic stray and removes them. Either way a topic created
+    again with the name holds none of the old records."""
+    props = {"offsets.topic.replication.factor": 3}
+    with Cluster(troupe, props=props) as c:
+        c.start(3)
+        topic = "doomed"
+        c.create_topic(topic, 3, 3)
+        producer = Producer({"bootstrap.servers": c.bootstrap(), "acks": "all", "linger.ms": 0})
+        failed = []
+        for i in range(30):
+            producer.produce(topic, value=f"old{i}", partition=i % 3, on_delivery=lambda err, msg: err and failed.append(err))
+        check(producer.flush(60) == 0 and not failed, f"30 records acknowledged with acks=all ({failed})")
+        away = c.node(3)
+        dirs = [away.replica_dir(topic, p) for p in range(3)]
+        wait_for("node 3's replicas to hold the records", lambda: all(os.path.isdir(d) and any(f.endswith(".log") and os.path.getsize(os.path.join(d, f)) > 0 for f in os.listdir(d)) for d in dirs), 30)
+        away.stop()
+        log("node 3 stopped; DeleteTopics through node 1")
+        admin = AdminClient({"bootstrap.servers": c.node(1).bootstrap})
+        err = delete(admin, topic)
+        check(err is None, f"DeleteTopics {topic} with node 3 down succeeds ({err})")
+        for n in (c.node(1), c.node(2)):
+            wait_for(f"node {n.id}'s replica directories removed", lambda: not any(os.path.exists(n.replica_dir(topic, p)) for p in range(3)), 30)
+        check(all(os.path.isdir(d) for d in dirs), "node 3, down, still has its directories of the deleted topic")
+        away.start()
+        c.wait_ready([1, 2, 3])
+        wait_for("node 3 to remove its replica directories of the deleted topic", lambda: not any(os.path.exists(d) for d in dirs), 30)
+        check("stray log" in away.log_text(), "node 3 logs the stray logs it removed")
+
+        c.create_topic(topic, 3, 3)
+        for p in range(3):
+            producer.produce(topic, value=f"new{p}", partition=p, on_delivery=lambda err, msg: err and failed.append(err))
+        check(producer.flush(60) == 0 and not failed, "a record per partition of the re-created topic acknowledged")
+        for p in range(3):
+            values = [v for _, v in read_partition(c.bootstrap(), topic, p)]
+            check(values == [f"new{p}"], f"partition {p} of the re-created topic holds only its new record: {values}")
+            for n in c.nodes:
+                batches = wait_for(f"node {n.id}'s replica of {topic}-{p} to hold one record", lambda: (lambda b: b if sum(len(x.records) for x in b) == 1 else None)(n.replica_batches(topic, p)), 30)
+                check(batches[0].base_offset == 0, f"node {n.id}'s replica of {topic}-{p} is one record at offset 0")
+        del producer, admin
+
+
 CASES = {
     "delete-topics": (delete_topics, 160),
+    "delete-topics-node-down": (delete_topics_node_down, 160),
 }
 
 if __name__ == "__main__":

@@ -33,3 +33,9 @@ add_test(NAME "${_test}"
          COMMAND ${DEBIAN_PYTHON3} ${_dt} $<TARGET_FILE:troupe> delete-topics)
 set_tests_properties("${_test}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE
                      LABELS cluster)
+set(_test "cluster: a node down while its topic is deleted removes its replicas of it as stray logs when it returns, and the topic created again holds none of the deleted one's records on any node")
+add_test(NAME "${_test}"
+         COMMAND ${DEBIAN_PYTHON3} ${_dt} $<TARGET_FILE:troupe>
+                 delete-topics-node-down)
+set_tests_properties("${_test}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE
+                     LABELS cluster)
