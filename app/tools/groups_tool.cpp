@@ -539,16 +539,22 @@ std::vector<topic_partition> topic_partitions(admin_client& client,
   return out;
 }
 
-/// Utils.getDateTime: 'YYYY-MM-DDTHH:mm:SS[.sss][Z|+hh:mm|-hh:mm]', local
-/// time when no zone is given.
+/// Utils.getDateTime: 'YYYY-MM-DDTHH:mm:SS.sss' with an optional zone (Z,
+/// +hh:mm, +hhmm, +hh); without one the time is UTC, as Kafka appends "Z".
+/// troupe also takes the time without milliseconds.
 int64_t parse_datetime(const std::string& text) {
+  auto bad = [&](const std::string& why) {
+    return usage_error("Error parsing timestamp '" + text + "': " + why);
+  };
+  if (text.find('T') == std::string::npos)
+    throw bad("It does not contain a 'T' according to ISO8601 format");
   int y, mo, d, h, mi, s;
   char rest[32] = {0};
   int n = std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%31s", &y, &mo, &d,
                       &h, &mi, &s, rest);
-  if (n < 6)
-    throw usage_error("Error parsing timestamp '" + text
-                      + "': expected 'YYYY-MM-DDTHH:mm:SS.sss'");
+  if (n < 6 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59
+      || s > 59)
+    throw bad("expected 'YYYY-MM-DDTHH:mm:SS.sss'");
   std::string tail = n == 7 ? rest : "";
   int ms = 0;
   if (!tail.empty() && tail[0] == '.') {
@@ -557,8 +563,7 @@ int64_t parse_datetime(const std::string& text) {
     while (i < tail.size() && std::isdigit(static_cast<unsigned char>(tail[i])))
       digits.push_back(tail[i++]);
     if (digits.size() != 3)
-      throw usage_error("Error parsing timestamp '" + text
-                        + "': milliseconds must have three digits");
+      throw bad("milliseconds must have three digits");
     ms = std::stoi(digits);
     tail = tail.substr(i);
   }
@@ -569,22 +574,24 @@ int64_t parse_datetime(const std::string& text) {
   tm.tm_hour = h;
   tm.tm_min = mi;
   tm.tm_sec = s;
-  int64_t seconds;
-  if (tail.empty()) {
-    tm.tm_isdst = -1;
-    seconds = static_cast<int64_t>(std::mktime(&tm));
-  } else {
-    seconds = static_cast<int64_t>(timegm(&tm));
-    if (tail != "Z") {
-      int oh = 0, om = 0;
-      char sign = tail[0];
-      if ((sign != '+' && sign != '-')
-          || std::sscanf(tail.c_str() + 1, "%2d:%2d", &oh, &om) != 2)
-        throw usage_error("Error parsing timestamp '" + text
-                          + "': unknown time zone '" + tail + "'");
-      int64_t off = oh * 3600 + om * 60;
-      seconds -= sign == '+' ? off : -off;
-    }
+  auto seconds = static_cast<int64_t>(timegm(&tm));
+  if (!tail.empty() && tail != "Z") {
+    char sign = tail[0];
+    std::string zone = tail.substr(1);
+    zone.erase(std::remove(zone.begin(), zone.end(), ':'), zone.end());
+    bool digits = !zone.empty()
+                  && std::all_of(zone.begin(), zone.end(), [](char c) {
+                       return std::isdigit(static_cast<unsigned char>(c));
+                     });
+    if ((sign != '+' && sign != '-') || !digits
+        || (zone.size() != 2 && zone.size() != 4))
+      throw bad("unknown time zone '" + tail + "'");
+    int oh = std::stoi(zone.substr(0, 2));
+    int om = zone.size() == 4 ? std::stoi(zone.substr(2)) : 0;
+    if (oh > 23 || om > 59)
+      throw bad("unknown time zone '" + tail + "'");
+    int64_t off = oh * 3600 + om * 60;
+    seconds -= sign == '+' ? off : -off;
   }
   return seconds * 1000 + ms;
 }

@@ -61,7 +61,9 @@ def tool(*args, boot=True, env=None):
     argv = [BINARY] + list(args)
     if boot:
         argv += ["--bootstrap-server", BOOT]
-    e = dict(os.environ, TZ="UTC")
+    # Not UTC: a timestamp without a zone is UTC (Kafka's getDateTime)
+    # whatever the local zone.
+    e = dict(os.environ, TZ="JST-9")
     e.update(env or {})
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=30, env=e)
@@ -597,6 +599,14 @@ def groups_cases(admin, http_port):
     stamp += ".%03d" % (middle % 1000)
     reset("--to-datetime between the halves", "--to-datetime", stamp,
           expect={0: 5, 1: 5, 2: 5})
+    local = time.gmtime(middle / 1000 + 9 * 3600)
+    tokyo = time.strftime("%Y-%m-%dT%H:%M:%S", local) + ".%03d" % (
+        middle % 1000)
+    for zone in ("+09:00", "+0900", "+09"):
+        reset("--to-datetime with zone " + zone, "--to-datetime",
+              tokyo + zone, execute=False, expect={0: 5, 1: 5, 2: 5})
+    reset("--to-datetime with zone Z", "--to-datetime", stamp + "Z",
+          execute=False, expect={0: 5, 1: 5, 2: 5})
     reset("--by-duration P1D", "--by-duration", "P1D",
           expect={0: 0, 1: 0, 2: 0})
     reset("--by-duration PT0S (after every record: the log end)",
@@ -718,7 +728,9 @@ BAD = [
     (["groups", "--reset-offsets", "--group", "g", "--topic", "orders",
       "--by-duration", "1 day"], "Duration"),
     (["groups", "--reset-offsets", "--group", "g", "--topic", "orders",
-      "--to-datetime", "yesterday"], "yesterday"),
+      "--to-datetime", "yesterday"], "It does not contain a 'T'"),
+    (["groups", "--reset-offsets", "--group", "g", "--topic", "orders",
+      "--to-datetime", "2026-01-01T00:00:00.000+25:00"], "time zone"),
     (["groups", "--reset-offsets", "--group", "g", "--topic", "orders",
       "--to-earliest", "--to-latest"], "can't be used with option"),
     (["groups", "--reset-offsets", "--group", "g", "--topic", "orders",
