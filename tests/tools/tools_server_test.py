@@ -634,6 +634,20 @@ def groups_cases(admin, http_port):
     except (ValueError, KeyError) as e:
         check(False, "--reset-offsets --output json parses", "%s: %r" % (e, js))
 
+    rc, out, err = tool("groups", "--reset-offsets", "--group", "live",
+                        "--all-topics", "--to-current", "--export")
+    check(rc == 0 and out == "orders,0,2\norders,1,7\norders,2,9\n\n",
+          "--all-topics --to-current --export: the committed offsets as "
+          "Kafka's CSV", "exit %d %r %r" % (rc, out, err))
+    # A group that does not exist yet gets its offsets (Kafka seeds them).
+    rc, out, err = tool("groups", "--reset-offsets", "--group", "fresh",
+                        "--topic", "orders:1", "--to-offset", "3",
+                        "--execute")
+    check(rc == 0 and committed(admin, "fresh") == {1: 3},
+          "--reset-offsets --execute of a group that does not exist commits "
+          "its offsets", "exit %d %r %r %s" % (rc, out, err,
+                                               committed(admin, "fresh")))
+
     c = live_consumer("live", "tools-resume")
     first = first_offsets(c, 3)
     check(first == {0: 2, 1: 7, 2: 9}, "the group, once Empty and reset, "
