@@ -291,8 +291,10 @@ int run_configs(const std::vector<std::string>& args, std::ostream& out,
   return guarded("configs", err, [&] {
     auto specs = config_options();
     auto a = parse_args(args, specs);
+    // No arguments: the usage on stderr and status 1, as Kafka's
+    // printUsageAndExit; --help: on stdout, status 0.
     if (a.has("help") || args.empty()) {
-      out << usage("configs", specs);
+      (args.empty() ? err : out) << usage("configs", specs);
       return args.empty() ? 1 : 0;
     }
     auto e = check_config_args(a);

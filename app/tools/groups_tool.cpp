@@ -1024,8 +1024,10 @@ int run_groups(const std::vector<std::string>& args, std::ostream& out,
   return guarded("groups", err, [&] {
     auto specs = group_options();
     auto a = parse_args(args, specs);
+    // No arguments: the usage on stderr and status 1, as Kafka's
+    // printUsageAndExit; --help: on stdout, status 0.
     if (a.has("help") || args.empty()) {
-      out << usage("groups", specs);
+      (args.empty() ? err : out) << usage("groups", specs);
       return args.empty() ? 1 : 0;
     }
     check_group_args(a);

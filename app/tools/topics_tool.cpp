@@ -368,8 +368,10 @@ int run_topics(const std::vector<std::string>& args, std::ostream& out,
   return guarded("topics", err, [&] {
     auto specs = topic_options();
     auto a = parse_args(args, specs);
+    // No arguments: the usage on stderr and status 1, as Kafka's
+    // printUsageAndExit; --help: on stdout, status 0.
     if (a.has("help") || args.empty()) {
-      out << usage("topics", specs);
+      (args.empty() ? err : out) << usage("topics", specs);
       return args.empty() ? 1 : 0;
     }
     check_topic_args(a);

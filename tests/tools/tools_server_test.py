@@ -790,6 +790,15 @@ def bad_invocations():
     for args, needle in BAD:
         refused("bad input, one line and exit 1: troupe " + " ".join(args),
                 args, needle)
+    for t in ("groups", "topics", "configs"):
+        rc, out, err = tool(t, boot=False)
+        check(rc == 1 and out == "" and err.startswith("Usage: troupe " + t),
+              "troupe %s without arguments: the usage on stderr, exit 1" % t,
+              "exit %d %r %r" % (rc, out, err[:200]))
+        rc, out, err = tool(t, "--help", boot=False)
+        check(rc == 0 and err == "" and out.startswith("Usage: troupe " + t),
+              "troupe %s --help: the usage on stdout, exit 0" % t,
+              "exit %d %r %r" % (rc, out[:200], err))
     refused("no --bootstrap-server", ["groups", "--list"],
             'Missing required argument "[bootstrap-server]"', boot=False)
     rc, out, err = tool("groups", "--list", "--bootstrap-server",
