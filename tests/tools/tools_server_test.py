@@ -719,6 +719,40 @@ def two_member_cases():
         b.close()
 
 
+def rebalancing_case():
+    """A member that does not poll holds its group in PreparingRebalance
+    when a second one joins: Kafka's 'is rebalancing.' warning."""
+    a = live_consumer("moving", "tools-still")
+    import threading
+    stop = []
+    b = Consumer({"bootstrap.servers": BOOT, "group.id": "moving",
+                  "client.id": "tools-joiner", "enable.auto.commit": False,
+                  "session.timeout.ms": 10000})
+    b.subscribe(["orders"])
+
+    def joiner():
+        while not stop:
+            b.poll(0.2)
+    t = threading.Thread(target=joiner, daemon=True)
+    t.start()
+    try:
+        state = wait_for(lambda: group_state("moving") in (
+            "PreparingRebalance", "CompletingRebalance"))
+        check(state, "a second member joins while the first does not poll: "
+              "the group is rebalancing", str(group_state("moving")))
+        rc, out, err = tool("groups", "--describe", "--group", "moving",
+                            "--state")
+        check(rc == 0 and err == "\nWarning: Consumer group 'moving' is "
+              "rebalancing.\n" and "PreparingRebalance" in out,
+              "--describe of a rebalancing group: Kafka's warning on stderr "
+              "and the state table", "exit %d %r %r" % (rc, out, err))
+    finally:
+        stop.append(1)
+        t.join(5)
+        b.close()
+        a.close()
+
+
 # -- flag errors ------------------------------------------------------------------
 
 BAD = [
@@ -917,6 +951,7 @@ def main():
             for part in (topics_cases, configs_cases,
                          lambda a: groups_cases(a, srv.http_port),
                          lambda a: two_member_cases(),
+                         lambda a: rebalancing_case(),
                          lambda a: bad_invocations(),
                          lambda a: command_config_cases(
                              "127.0.0.1:%d" % sasl)):
