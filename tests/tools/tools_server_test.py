@@ -19,6 +19,7 @@ however the test ends.
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,7 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from certs import make_pki  # noqa: E402
 from ports import free_port_range  # noqa: E402
 from troupe_serve import TroupeServe  # noqa: E402
 import kafka_wire as kw  # noqa: E402
@@ -42,6 +44,16 @@ BINARY = None
 BOOT = None
 failures = []
 passed = [0]
+
+
+SCRATCH = []
+
+
+def scratch_dir(prefix):
+    """A temporary directory removed when the test ends."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    SCRATCH.append(d)
+    return d
 
 
 def check(cond, what, detail=""):
@@ -608,9 +620,9 @@ def groups_cases(admin, http_port):
           expect={0: 0, 1: 0, 2: 0})
     reset("--by-duration PT0S (after every record: the log end)",
           "--by-duration", "PT0S", expect={0: 10, 1: 10, 2: 10})
-    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+    csv = os.path.join(scratch_dir("tools-csv-"), "plan.csv")
+    with open(csv, "w") as f:
         f.write("orders,0,2\norders,1,7\norders,2,9\n")
-        csv = f.name
     rc, out, err = tool("groups", "--reset-offsets", "--group", "live",
                         "--from-file", csv, "--execute")
     plan = {int(x[2]): int(x[3]) for x in rows(out, "GROUP")}
@@ -849,7 +861,7 @@ def bad_invocations():
 # -- --command-config -------------------------------------------------------------
 
 def command_config_cases(sasl_boot):
-    d = tempfile.mkdtemp(prefix="tools-cc-")
+    d = scratch_dir("tools-cc-")
 
     def props(name, text):
         path = os.path.join(d, name)
@@ -933,17 +945,51 @@ def command_config_cases(sasl_boot):
           "failure, exit 1", "exit %d %r %r" % (rc, out, err))
 
 
+def tls_cases(tls_boot, pki):
+    """--command-config security.protocol=SSL with a PEM truststore: the
+    CA that signed the listener's certificate is trusted, another is not."""
+    d = scratch_dir("tools-tls-")
+    good = os.path.join(d, "ssl.properties")
+    with open(good, "w") as f:
+        f.write("security.protocol=SSL\nssl.truststore.type=PEM\n"
+                "ssl.truststore.location=%s\n" % pki.ca_cert)
+    rc, out, err = tool("topics", "--list", "--bootstrap-server", tls_boot,
+                        "--command-config", good, boot=False)
+    check(rc == 0 and "orders" in out.split(),
+          "--command-config SSL with the CA's PEM: --list over TLS",
+          "exit %d %r %r" % (rc, out, err))
+    rc, out, err = tool("groups", "--describe", "--group", "pair", "--state",
+                        "--bootstrap-server", tls_boot, "--command-config",
+                        good, boot=False)
+    check(rc == 0 and "pair" in out, "--command-config SSL: groups "
+          "--describe reaches the coordinator over TLS",
+          "exit %d %r %r" % (rc, out, err))
+    wrong = os.path.join(d, "other.properties")
+    with open(wrong, "w") as f:
+        f.write("security.protocol=SSL\nssl.truststore.type=PEM\n"
+                "ssl.truststore.location=%s\n" % pki.other_ca_cert)
+    rc, out, err = tool("topics", "--list", "--bootstrap-server", tls_boot,
+                        "--command-config", wrong, boot=False)
+    check(rc == 1 and out == "" and len(err.splitlines()) == 1,
+          "--command-config SSL trusting another CA: one line, exit 1",
+          "exit %d %r %r" % (rc, out, err))
+
+
 def main():
     global BINARY, BOOT
     BINARY = os.path.abspath(sys.argv[1])
     sasl = free_port_range(3)
+    tls = free_port_range(3)
+    pki = make_pki(scratch_dir("tools-pki-"))
     # log.segment.bytes set on the brokers: kafka-topics --describe lists
     # a static broker setting among a topic's configs.
     srv = TroupeServe(BINARY, overrides=["auto.create.topics.enable=false",
                                          "log.segment.bytes=536870912"])
     srv.overrides += [
-        "listeners=PLAINTEXT://127.0.0.1:%d,SASL_PLAINTEXT://127.0.0.1:%d"
-        % (srv.port, sasl), "sasl.enabled.mechanisms=SCRAM-SHA-512"]
+        "listeners=PLAINTEXT://127.0.0.1:%d,SASL_PLAINTEXT://127.0.0.1:%d,"
+        "SSL://127.0.0.1:%d" % (srv.port, sasl, tls),
+        "sasl.enabled.mechanisms=SCRAM-SHA-512",
+        "ssl.keystore.type=PEM", "ssl.keystore.location=" + pki.server_pem]
     with srv:
         BOOT = srv.bootstrap()
         res = kw.alter_scram("127.0.0.1", srv.port,
@@ -958,7 +1004,8 @@ def main():
                          lambda a: rebalancing_case(),
                          lambda a: bad_invocations(),
                          lambda a: command_config_cases(
-                             "127.0.0.1:%d" % sasl)):
+                             "127.0.0.1:%d" % sasl),
+                         lambda a: tls_cases("127.0.0.1:%d" % tls, pki)):
                 try:
                     part(admin)
                 except Exception as e:  # one part's crash fails, others run
@@ -976,4 +1023,9 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        status = main()
+    finally:
+        for d in SCRATCH:
+            shutil.rmtree(d, ignore_errors=True)
+    sys.exit(status)
