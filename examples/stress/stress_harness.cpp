@@ -230,7 +230,7 @@ public:
       for (size_t i = 0; i < size(); ++i) {
         auto& m = state_->members[i];
         for (auto p : m.partitions)
-          work[i].push_back({"t" + std::to_string(m.group), p, 0, -1, ""});
+          work[i].push_back({topic(m.group), p, 0, -1, ""});
       }
     }
     auto c0 = metrics().commits.load();
