@@ -92,6 +92,9 @@ std::string opt(const std::string& n) {
 std::string canonical_state(const std::string& s);
 std::vector<std::string> split(const std::string& text, char sep);
 
+int64_t parse_datetime(const std::string& text);
+int64_t parse_duration_ms(const std::string& text);
+
 void check_group_args(const parsed_args& a) {
   int actions = 0;
   for (auto* n : {"list", "describe", "delete", "reset-offsets",
@@ -182,9 +185,14 @@ void check_group_args(const parsed_args& a) {
                                     : a.has("list")   ? "list"
                                                       : "delete"}
                       + "]\"");
-  // Numbers are checked before anything is asked of the cluster.
+  // Numbers, times and durations are checked before anything is asked of
+  // the cluster.
   a.integer("to-offset", INT64_MIN, INT64_MAX);
   a.integer("shift-by", INT64_MIN, INT64_MAX);
+  if (a.has("to-datetime"))
+    parse_datetime(a.value("to-datetime"));
+  if (a.has("by-duration"))
+    parse_duration_ms(a.value("by-duration"));
   // The state and type lists are checked before any connection, as
   // Kafka's ConsumerGroupCommandOptions.checkArgs.
   for (auto& v : a.values("state"))

@@ -1,6 +1,7 @@
 // `troupe topics`: Kafka 3.9's kafka-topics.sh (tools/.../TopicCommand.java).
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -97,6 +98,23 @@ parse_replica_assignment(const std::string& text) {
   return out;
 }
 
+/// Kafka's Topic.validate, with its messages.
+void validate_topic_name(const std::string& name) {
+  if (name.empty())
+    throw usage_error("Topic name is illegal, it can't be empty");
+  if (name == "." || name == "..")
+    throw usage_error("Topic name cannot be \".\" or \"..\"");
+  if (name.size() > 249)
+    throw usage_error("Topic name is illegal, it can't be longer than 249 "
+                      "characters, topic name: " + name);
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_'
+        && c != '-')
+      throw usage_error("Topic name \"" + name
+                        + "\" is illegal, it contains a character other than "
+                          "ASCII alphanumerics, '.', '_' and '-'");
+}
+
 void check_topic_args(const parsed_args& a) {
   int actions = 0;
   for (auto* n : {"create", "list", "alter", "describe", "delete"})
@@ -150,6 +168,8 @@ void check_topic_args(const parsed_args& a) {
     parse_config_pairs(c);
   if (a.has("replica-assignment"))
     parse_replica_assignment(a.value("replica-assignment"));
+  if (a.has("create"))
+    validate_topic_name(a.value("topic"));
 }
 
 /// getTopics: every topic (internal ones unless --exclude-internal),

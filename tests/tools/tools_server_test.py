@@ -809,7 +809,11 @@ BAD = [
     (["topics", "--create", "--topic", "x", "--partitions", "zero"], "zero"),
     (["topics", "--create", "--topic", "x", "--partitions", "1",
       "--replication-factor", "9"], "9"),
-    (["topics", "--create", "--topic", "bad/name"], "bad/name"),
+    (["topics", "--create", "--topic", "bad/name"],
+     "Topic name \"bad/name\" is illegal, it contains a character other "
+     "than ASCII alphanumerics, '.', '_' and '-'"),
+    (["topics", "--create", "--topic", ".."],
+     "Topic name cannot be \".\" or \"..\""),
     (["topics", "--alter", "--topic", "orders"], "partitions"),
     (["topics", "--create", "--topic", "x", "--replica-assignment", "0:1,2"],
      "Partition 1 has different replication factor: 2"),
@@ -849,6 +853,18 @@ def bad_invocations():
         check(rc == 0 and err == "" and out.startswith("Usage: troupe " + t),
               "troupe %s --help: the usage on stdout, exit 0" % t,
               "exit %d %r %r" % (rc, out[:200], err))
+    # Flags are checked before any connection: the same errors with a
+    # bootstrap server nobody listens on.
+    for args, needle in BAD:
+        if "does not exist" in needle or "not supported" in needle \
+                or needle in ("no.such.config", "retention.ms", "nope", "9",
+                              "/nonexistent.csv"):
+            continue  # these need the cluster's answer
+        rc, out, err = tool(*(args + ["--bootstrap-server", "127.0.0.1:1"]),
+                            boot=False)
+        check(rc == 1 and needle in err and "cannot reach" not in err,
+              "checked before connecting: troupe " + " ".join(args),
+              "exit %d %r" % (rc, err))
     refused("no --bootstrap-server", ["groups", "--list"],
             'Missing required argument "[bootstrap-server]"', boot=False)
     rc, out, err = tool("groups", "--list", "--bootstrap-server",
