@@ -1146,7 +1146,8 @@ std::vector<int32_t> registered_brokers(const cluster_controller_state& st) {
 
 /// Kafka's stray logs (LogManager's findStrayReplicas, or in ZooKeeper
 /// mode the StopReplica a broker offline during a topic's deletion gets
-/// when it returns): at the first snapshot after the node started, a
+/// when it returns): at the first snapshot after the node started or
+/// registered again (its broker stopped meanwhile, every log closed), a
 /// partition directory of a topic the metadata no longer has, of a
 /// partition past its count or of one this broker holds no replica of is
 /// left from a deletion this node missed. It goes before the broker opens
@@ -1257,10 +1258,11 @@ void apply_snapshot(cluster_controller_ptr self, cluster_snapshot s) {
     if (now.count(name) == 0)
       gone.topics.push_back(name);
   st.known_topics = std::move(now);
-  if (!st.strays_checked) {
-    st.strays_checked = true;
+  // The first snapshot since the node started or its view was reset (a
+  // lost session or an operator's stop, which stopped the broker and
+  // closed its logs): what it missed meanwhile is on disk only.
+  if (st.view.controller_epoch == 0)
     remove_stray_logs(self, s);
-  }
   st.view = std::move(s);
   if (!gone.topics.empty() && st.broker)
     self->send(st.broker, std::move(gone));

@@ -96,8 +96,6 @@ struct cluster_controller_state {
   /// when `view` is reset (a lost session): a topic deleted meanwhile still
   /// reaches the broker as gone with the next snapshot.
   std::set<std::string> known_topics;
-  /// The log directory was checked for stray logs (at the first snapshot).
-  bool strays_checked = false;
   /// DeleteTopics requests waiting for their topics to go, by id.
   std::map<uint64_t, deletion_wait> deletion_waits;
   uint64_t next_deletion_wait = 0;

@@ -18,6 +18,12 @@ and kazoo for ZooKeeper.
       a node down while its topic is deleted removes its replicas of it when
       it comes back (stray logs); the topic created again holds none of the
       deleted one's records on any node
+  delete-topics-session-lost
+      a node paused past its ZooKeeper session timeout while its topic is
+      deleted removes its replicas of it once it registers again
+
+auto.create.topics.enable=false: the producers' metadata requests must not
+create the deleted topic again (Kafka would, with its default true).
 
 Observed from outside the nodes only (tests/cluster/cluster_fixture.py).
 """
@@ -51,7 +57,7 @@ def delete(admin, topic):
 
 
 def delete_topics(troupe):
-    props = {"offsets.topic.replication.factor": 3}
+    props = {"offsets.topic.replication.factor": 3, "auto.create.topics.enable": "false"}
     with Cluster(troupe, props=props) as c:
         c.start(3)
         topic = "doomed"
@@ -80,7 +86,7 @@ def delete_topics(troupe):
         for n in c.nodes:
             wait_for(f"node {n.id}'s metadata without {topic}", lambda: topic_in(n, topic) is False, 30)
         log(f"{topic} is gone from the metadata of nodes {[n.id for n in c.nodes]}")
-        check(all(topic_in(n, topic) is False for n in c.nodes), f"no node's metadata lists {topic}")
+        wait_for(f"no node's metadata listing {topic}, all at once", lambda: all(topic_in(n, topic) is False for n in c.nodes), 15)
         wait_for("every replica directory removed", lambda: not any(os.path.exists(d) for _, d in dirs), 30)
         for n in c.nodes:
             left = [f for f in os.listdir(os.path.join(n.data, f"broker-{n.id}")) if f.startswith(topic + "-")]
@@ -108,7 +114,7 @@ def delete_topics_node_down(troupe):
     offline with a StopReplica once it is back; a broker finds the logs of
     a deleted topic stray and removes them. Either way a topic created
     again with the name holds none of the old records."""
-    props = {"offsets.topic.replication.factor": 3}
+    props = {"offsets.topic.replication.factor": 3, "auto.create.topics.enable": "false"}
     with Cluster(troupe, props=props) as c:
         c.start(3)
         topic = "doomed"
@@ -147,7 +153,48 @@ def delete_topics_node_down(troupe):
         del producer, admin
 
 
+def delete_topics_session_lost(troupe):
+    """A node that lost its ZooKeeper session (paused past the session
+    timeout) while its topic was deleted stops and deletes its replicas
+    when it is back, as Kafka's StopReplica reaches a returning broker."""
+    props = {"offsets.topic.replication.factor": 3, "auto.create.topics.enable": "false"}
+    with Cluster(troupe, props=props) as c:
+        c.start(3)
+        topic = "doomed"
+        c.create_topic(topic, 2, 3)
+        producer = Producer({"bootstrap.servers": c.bootstrap(), "acks": "all", "linger.ms": 0})
+        failed = []
+        for i in range(20):
+            producer.produce(topic, value=f"old{i}", partition=i % 2, on_delivery=lambda err, msg: err and failed.append(err))
+        check(producer.flush(60) == 0 and not failed, f"20 records acknowledged with acks=all ({failed})")
+        away = next(n for n in c.nodes if n.id != c.controller())
+        dirs = [away.replica_dir(topic, p) for p in range(2)]
+        wait_for(f"node {away.id}'s replicas to exist", lambda: all(os.path.isdir(d) for d in dirs), 30)
+        away.pause()
+        wait_for(f"node {away.id}'s session to expire", lambda: away.id not in c.registered(), 30)
+        log(f"node {away.id} paused and out of /brokers/ids; DeleteTopics")
+        via = next(n for n in c.nodes if n is not away)
+        admin = AdminClient({"bootstrap.servers": via.bootstrap})
+        err = delete(admin, topic)
+        check(err is None, f"DeleteTopics {topic} while node {away.id} is out succeeds ({err})")
+        wait_for("/brokers/topics/doomed removed", lambda: not c.zk.exists(f"/brokers/topics/{topic}"), 30)
+        away.cont()
+        wait_for(f"node {away.id} registered again", lambda: away.id in c.registered(), 40)
+        wait_for(f"node {away.id} to delete its replica directories of the deleted topic", lambda: not any(os.path.exists(d) for d in dirs), 40)
+        wait_for(f"node {away.id}'s metadata without {topic}", lambda: topic_in(away, topic) is False, 30)
+        c.wait_ready([1, 2, 3])
+        c.create_topic(topic, 2, 3, via=c.node(c.controller()))
+        for p in range(2):
+            producer.produce(topic, value=f"new{p}", partition=p, on_delivery=lambda err, msg: err and failed.append(err))
+        check(producer.flush(60) == 0 and not failed, "a record per partition of the re-created topic acknowledged")
+        for p in range(2):
+            values = [v for _, v in read_partition(c.bootstrap(), topic, p)]
+            check(values == [f"new{p}"], f"partition {p} of the re-created topic holds only its new record: {values}")
+        del producer, admin
+
+
 CASES = {
+    "delete-topics-session-lost": (delete_topics_session_lost, 160),
     "delete-topics": (delete_topics, 160),
     "delete-topics-node-down": (delete_topics_node_down, 160),
 }

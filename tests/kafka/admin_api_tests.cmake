@@ -39,3 +39,9 @@ add_test(NAME "${_test}"
                  delete-topics-node-down)
 set_tests_properties("${_test}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE
                      LABELS cluster)
+set(_test "cluster: a node whose ZooKeeper session expired while its topic was deleted removes its replicas of it when it registers again, and the topic created again holds only new records")
+add_test(NAME "${_test}"
+         COMMAND ${DEBIAN_PYTHON3} ${_dt} $<TARGET_FILE:troupe>
+                 delete-topics-session-lost)
+set_tests_properties("${_test}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE
+                     LABELS cluster)
