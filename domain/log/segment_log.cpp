@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "domain/log/offset_checkpoint.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
 
@@ -99,46 +100,21 @@ std::string errno_text(const std::string& what) {
   return what + ": " + std::strerror(errno);
 }
 
-/// mkdir -p; false with `error` set when a component cannot be created or
-/// is not a directory.
-/// Kafka's log-start-offset-checkpoint (a CheckpointFile: version 0, the
-/// count, the entry), kept in the partition directory as troupe keeps its
-/// cleaner-offset-checkpoint and leader-epoch-checkpoint.
+/// Kafka's log-start-offset-checkpoint (domain/log/offset_checkpoint.hpp),
+/// kept in the partition directory beside the cleaner-offset-checkpoint
+/// and the leader-epoch-checkpoint.
 constexpr const char* log_start_checkpoint = "log-start-offset-checkpoint";
 
 int64_t read_log_start_checkpoint(const std::string& dir) {
-  auto path = dir + "/" + log_start_checkpoint;
-  std::FILE* f = std::fopen(path.c_str(), "r");
-  if (!f)
-    return -1;
-  int version = -1;
-  int count = -1;
-  long long offset = -1;
-  bool ok = std::fscanf(f, "%d %d %lld", &version, &count, &offset) == 3
-            && version == 0 && count == 1 && offset >= 0;
-  std::fclose(f);
-  return ok ? static_cast<int64_t>(offset) : -1;
+  return read_offset_checkpoint(dir, log_start_checkpoint);
 }
 
-/// Written to a temporary file, fsynced and renamed over the old one.
 bool write_log_start_checkpoint(const std::string& dir, int64_t offset) {
-  auto path = dir + "/" + log_start_checkpoint;
-  auto tmp = path + ".tmp";
-  char text[64];
-  int n = std::snprintf(text, sizeof text, "0\n1\n%" PRId64 "\n", offset);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return false;
-  bool ok = ::write(fd, text, static_cast<size_t>(n)) == n
-            && ::fdatasync(fd) == 0;
-  ok = (::close(fd) == 0) && ok;
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  return sync_dir(dir);
+  return write_offset_checkpoint(dir, log_start_checkpoint, offset);
 }
 
+/// mkdir -p; false with `error` set when a component cannot be created or
+/// is not a directory.
 bool make_dirs(const std::string& dir, std::string& error) {
   if (dir.empty()) {
     error = "empty log directory name";
