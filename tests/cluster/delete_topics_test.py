@@ -22,6 +22,11 @@ and kazoo for ZooKeeper.
       a node paused past its ZooKeeper session timeout while its topic is
       deleted removes its replicas of it once it registers again
 
+  create-partitions
+      CreatePartitions (validate_only, INVALID_PARTITIONS, then to 4) through
+      a node that is not the controller: /brokers/topics/<t> assigns the new
+      partitions, every node serves them, records to them are acknowledged
+
 auto.create.topics.enable=false: the producers' metadata requests must not
 create the deleted topic again (Kafka would, with its default true).
 
@@ -193,7 +198,53 @@ def delete_topics_session_lost(troupe):
         del producer, admin
 
 
+def create_partitions(troupe):
+    """CreatePartitions through a node that is not the controller: Kafka's
+    AdminZkClient.addPartitions writes the new assignment to
+    /brokers/topics/<t>; every node serves the new partitions."""
+    from confluent_kafka.admin import NewPartitions
+    props = {"offsets.topic.replication.factor": 3, "auto.create.topics.enable": "false"}
+    with Cluster(troupe, props=props) as c:
+        c.start(3)
+        topic = "growing"
+        c.create_topic(topic, 2, 3)
+        controller = c.controller()
+        via = next(n for n in c.nodes if n.id != controller)
+        admin = AdminClient({"bootstrap.servers": via.bootstrap})
+
+        def grow(count, validate_only=False):
+            fs = admin.create_partitions([NewPartitions(topic, count)], validate_only=validate_only, request_timeout=30)
+            try:
+                fs[topic].result(timeout=60)
+                return None
+            except KafkaException as e:
+                return e.args[0]
+        err = grow(4, validate_only=True)
+        check(err is None, f"validate_only CreatePartitions to 4 through node {via.id} is accepted ({err})")
+        check(c.topic_partitions(topic) == [0, 1], "validate_only wrote nothing to /brokers/topics")
+        err = grow(2)
+        check(err is not None and err.code() == KafkaError.INVALID_PARTITIONS, f"a count of 2 is INVALID_PARTITIONS ({err})")
+        err = grow(4)
+        check(err is None, f"CreatePartitions to 4 through node {via.id} succeeds ({err})")
+        check(c.topic_partitions(topic) == [0, 1, 2, 3], f"/brokers/topics/{topic} assigns 4 partitions: {c.topic_partitions(topic)}")
+        assignment = c.zk_get_json(f"/brokers/topics/{topic}")["partitions"]
+        check(all(len(assignment[str(p)]) == 3 for p in range(4)), f"each new partition has 3 replicas: {assignment}")
+        wait_for("partitions 2 and 3 led with full ISRs", lambda: all((lambda s: s and s["leader"] >= 0 and len(s["isr"]) == 3)(c.partition_state(topic, p)) for p in (2, 3)), 30)
+        for n in c.nodes:
+            wait_for(f"node {n.id}'s metadata with 4 led partitions", lambda: any(t["topic"] == topic and len(t["partitions"]) == 4 and all(p["leader"] >= 0 for p in t["partitions"]) for t in (n.metadata() or {}).get("topics", [])), 30)
+        producer = Producer({"bootstrap.servers": c.bootstrap(), "acks": "all", "linger.ms": 0, "topic.metadata.refresh.interval.ms": 500})
+        failed = []
+        for p in (2, 3):
+            producer.produce(topic, value=f"new{p}", partition=p, on_delivery=lambda err, msg: err and failed.append(err))
+        check(producer.flush(60) == 0 and not failed, f"records to the new partitions acknowledged with acks=all ({failed})")
+        for p in (2, 3):
+            values = [v for _, v in read_partition(c.bootstrap(), topic, p)]
+            check(values == [f"new{p}"], f"partition {p} holds its record: {values}")
+        del producer, admin
+
+
 CASES = {
+    "create-partitions": (create_partitions, 160),
     "delete-topics-session-lost": (delete_topics_session_lost, 160),
     "delete-topics": (delete_topics, 160),
     "delete-topics-node-down": (delete_topics_node_down, 160),

@@ -45,3 +45,9 @@ add_test(NAME "${_test}"
                  delete-topics-session-lost)
 set_tests_properties("${_test}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE
                      LABELS cluster)
+set(_test "cluster: CreatePartitions through a node that is not the controller (validate_only, INVALID_PARTITIONS) writes the new assignment to ZooKeeper and every node serves and replicates the new partitions")
+add_test(NAME "${_test}"
+         COMMAND ${DEBIAN_PYTHON3} ${_dt} $<TARGET_FILE:troupe>
+                 create-partitions)
+set_tests_properties("${_test}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE
+                     LABELS cluster)
