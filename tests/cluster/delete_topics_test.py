@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""DeleteTopics on a ZooKeeper cluster of three troupe processes, with
+"""DeleteTopics, CreatePartitions and ElectLeaders on a ZooKeeper cluster
+of three troupe processes, with
 confluent-kafka's AdminClient (librdkafka), kcat for each node's metadata
 and kazoo for ZooKeeper.
 
@@ -27,6 +28,11 @@ and kazoo for ZooKeeper.
       a node that is not the controller: /brokers/topics/<t> assigns the new
       partitions, every node serves them, records to them are acknowledged
 
+  elect-leaders
+      ElectLeaders PREFERRED: ELECTION_NOT_NEEDED while the preferred replica
+      leads; after its node was stopped and is back in the ISR, an election
+      moves the leadership back with leader epoch + 1, seen by every node
+
 auto.create.topics.enable=false: the producers' metadata requests must not
 create the deleted topic again (Kafka would, with its default true).
 
@@ -39,7 +45,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from confluent_kafka import KafkaError, KafkaException, Producer  # noqa: E402
-from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+from confluent_kafka.admin import AdminClient  # noqa: E402
 
 from cluster_fixture import Cluster, check, log, main, read_partition, wait_for  # noqa: E402
 
@@ -105,6 +111,9 @@ def delete_topics(troupe):
         check(len(c.topic_partitions(topic)) == 2, f"{topic} is created again with 2 partitions")
         for n in c.nodes:
             wait_for(f"node {n.id}'s metadata listing the new {topic}", lambda: topic_in(n, topic), 30)
+        # A new producer: librdkafka's cache of the old one knows the topic as
+        # deleted and refuses records to it at once (_UNKNOWN_TOPIC).
+        producer = Producer({"bootstrap.servers": c.bootstrap(), "acks": "all", "linger.ms": 0})
         producer.produce(topic, key="again", value="fresh", partition=0, on_delivery=lambda err, msg: err and failed.append(err))
         check(producer.flush(30) == 0 and not failed, "a record to the new topic is acknowledged")
         records = read_partition(c.bootstrap(), topic, 0)
@@ -146,6 +155,9 @@ def delete_topics_node_down(troupe):
         check("stray log" in away.log_text(), "node 3 logs the stray logs it removed")
 
         c.create_topic(topic, 3, 3)
+        # A new producer: librdkafka's cache of the old one knows the topic as
+        # deleted and refuses records to it at once (_UNKNOWN_TOPIC).
+        producer = Producer({"bootstrap.servers": c.bootstrap(), "acks": "all", "linger.ms": 0})
         for p in range(3):
             producer.produce(topic, value=f"new{p}", partition=p, on_delivery=lambda err, msg: err and failed.append(err))
         check(producer.flush(60) == 0 and not failed, "a record per partition of the re-created topic acknowledged")
@@ -189,6 +201,9 @@ def delete_topics_session_lost(troupe):
         wait_for(f"node {away.id}'s metadata without {topic}", lambda: topic_in(away, topic) is False, 30)
         c.wait_ready([1, 2, 3])
         c.create_topic(topic, 2, 3, via=c.node(c.controller()))
+        # A new producer: librdkafka's cache of the old one knows the topic as
+        # deleted and refuses records to it at once (_UNKNOWN_TOPIC).
+        producer = Producer({"bootstrap.servers": c.bootstrap(), "acks": "all", "linger.ms": 0})
         for p in range(2):
             producer.produce(topic, value=f"new{p}", partition=p, on_delivery=lambda err, msg: err and failed.append(err))
         check(producer.flush(60) == 0 and not failed, "a record per partition of the re-created topic acknowledged")
@@ -243,7 +258,50 @@ def create_partitions(troupe):
         del producer, admin
 
 
+def elect_leaders(troupe):
+    """ElectLeaders PREFERRED on a cluster (Kafka's controller
+    onReplicaElection): once the preferred replica's node is back in the
+    ISR, an election moves the leadership back to it with leader epoch + 1;
+    asked again it is ELECTION_NOT_NEEDED."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kafka"))
+    import admin_api_test as wire
+    props = {"offsets.topic.replication.factor": 3, "auto.create.topics.enable": "false"}
+    with Cluster(troupe, props=props) as c:
+        c.start(3)
+        topic = "elected"
+        c.create_topic(topic, 1, 3)
+        assignment = c.zk_get_json(f"/brokers/topics/{topic}")["partitions"]["0"]
+        preferred = assignment[0]
+        state = c.partition_state(topic, 0)
+        check(state["leader"] == preferred, f"the preferred replica {preferred} leads first: {state}")
+        ctl = c.node(c.controller())
+        top, res = wire.elect_leaders(ctl.kafka_port, topic, [0])
+        check(top == 0 and res.get(0, (None,))[0] == wire.ELECTION_NOT_NEEDED, f"ElectLeaders while the preferred replica leads is ELECTION_NOT_NEEDED ({top}, {res})")
+        node = c.node(preferred)
+        node.stop()
+        moved = wait_for("another replica to lead", lambda: (lambda s: s if s and s["leader"] not in (-1, preferred) else None)(c.partition_state(topic, 0)), 30)
+        log(f"node {preferred} stopped; {topic}-0 now {moved}")
+        node.start()
+        c.wait_ready([1, 2, 3])
+        c.wait_isr(topic, 0, assignment, 30)
+        before = c.partition_state(topic, 0)
+        check(before["leader"] != preferred, f"the preferred replica is back in the ISR but does not lead: {before}")
+        ctl = c.node(c.controller())
+        top, res = wire.elect_leaders(ctl.kafka_port, topic, [0])
+        check(top == 0 and res.get(0, (None,))[0] == 0, f"ElectLeaders PREFERRED succeeds ({top}, {res})")
+        after = wait_for("the preferred replica to lead again", lambda: (lambda s: s if s and s["leader"] == preferred else None)(c.partition_state(topic, 0)), 30)
+        check(after["leader_epoch"] > before["leader_epoch"], f"the leader epoch grew: {before} -> {after}")
+        for n in c.nodes:
+            wait_for(f"node {n.id}'s metadata naming {preferred} leader", lambda: any(t["topic"] == topic and t["partitions"][0]["leader"] == preferred for t in (n.metadata() or {}).get("topics", [])), 30)
+        top, res = wire.elect_leaders(ctl.kafka_port, topic, [0])
+        check(res.get(0, (None,))[0] == wire.ELECTION_NOT_NEEDED, f"asked again it is ELECTION_NOT_NEEDED ({res})")
+        other = next(n for n in c.nodes if n.id != c.controller())
+        top, res = wire.elect_leaders(other.kafka_port, topic, [0])
+        log(f"ElectLeaders to node {other.id}, not the controller: {top}, {res}")
+
+
 CASES = {
+    "elect-leaders": (elect_leaders, 160),
     "create-partitions": (create_partitions, 160),
     "delete-topics-session-lost": (delete_topics_session_lost, 160),
     "delete-topics": (delete_topics, 160),

@@ -45,7 +45,6 @@ CASE is one of:
 Every wait is bounded; the server is stopped by pid however the case ends.
 """
 
-import json
 import os
 import struct
 import subprocess

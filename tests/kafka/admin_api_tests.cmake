@@ -51,3 +51,9 @@ add_test(NAME "${_test}"
                  create-partitions)
 set_tests_properties("${_test}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE
                      LABELS cluster)
+set(_test "cluster: ElectLeaders PREFERRED is ELECTION_NOT_NEEDED while the preferred replica leads and moves the leadership back to it with a new leader epoch once it is in the ISR again")
+add_test(NAME "${_test}"
+         COMMAND ${DEBIAN_PYTHON3} ${_dt} $<TARGET_FILE:troupe>
+                 elect-leaders)
+set_tests_properties("${_test}" PROPERTIES TIMEOUT 180 RUN_SERIAL TRUE
+                     LABELS cluster)
