@@ -82,14 +82,24 @@ def wait_for(what, predicate, timeout, interval=0.1):
         time.sleep(interval)
 
 
+# Ports handed out in this process: the kernel may give a port again once
+# its probe socket is closed, and nodes are added before any of them binds.
+_given_ports = set()
+
+
 def free_ports(n):
     socks = []
     try:
-        for _ in range(n):
+        while len(socks) < n:
             s = socket.socket()
             s.bind(("127.0.0.1", 0))
+            if s.getsockname()[1] in _given_ports:
+                s.close()
+                continue
             socks.append(s)
-        return [s.getsockname()[1] for s in socks]
+        ports = [s.getsockname()[1] for s in socks]
+        _given_ports.update(ports)
+        return ports
     finally:
         for s in socks:
             s.close()
