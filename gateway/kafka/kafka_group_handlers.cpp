@@ -37,6 +37,20 @@ bool group_level(error_code e) {
   }
 }
 
+/// The coordinator's per-partition errors written into the answer's shape
+/// (the request's topics and partitions, in their order): OffsetCommit and
+/// OffsetDelete answer every partition asked, with its error or NONE.
+template <class WireTopics, class Partitions>
+void fill_partition_errors(WireTopics& topics, const Partitions& answered) {
+  std::map<std::pair<std::string, int32_t>, error_code> errors;
+  for (auto& p : answered)
+    errors[{p.topic, p.partition}] = p.error;
+  for (auto& t : topics)
+    for (auto& p : t.partitions)
+      if (auto i = errors.find({t.name, p.partition_index}); i != errors.end())
+        p.error = i->second;
+}
+
 } // namespace
 
 // -- OffsetCommit (8) -------------------------------------------------------------
@@ -81,14 +95,7 @@ void serve_offset_commit(kafka_session_ptr self, const wire::request_header& h,
   ask_one<offset_commit_response>(
     self, edge_request_timeout, std::move(out), std::move(reply),
     [h, shape = std::move(shape)](offset_commit_response& res) mutable {
-      std::map<std::pair<std::string, int32_t>, error_code> errors;
-      for (auto& p : res.partitions)
-        errors[{p.topic, p.partition}] = p.error;
-      for (auto& t : shape.topics)
-        for (auto& p : t.partitions)
-          if (auto i = errors.find({t.name, p.partition_index});
-              i != errors.end())
-            p.error = i->second;
+      fill_partition_errors(shape.topics, res.partitions);
       return frame(h, shape, wire::encode_offset_commit_response);
     });
 }
@@ -680,14 +687,7 @@ void serve_offset_delete(kafka_session_ptr self, const wire::request_header& h,
         out.error = res.error;
         return frame(h, out, wire::encode_offset_delete_response);
       }
-      std::map<std::pair<std::string, int32_t>, error_code> errors;
-      for (auto& p : res.partitions)
-        errors[{p.topic, p.partition}] = p.error;
-      for (auto& t : shape.topics)
-        for (auto& p : t.partitions)
-          if (auto i = errors.find({t.name, p.partition_index});
-              i != errors.end())
-            p.error = i->second;
+      fill_partition_errors(shape.topics, res.partitions);
       return frame(h, shape, wire::encode_offset_delete_response);
     });
 }
