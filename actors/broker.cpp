@@ -494,6 +494,12 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
     [self](elect_leaders_request& req) {
       return self->delegate(admin_controller(self), std::move(req));
     },
+    [self](alter_partition_reassignments_request& req) {
+      return self->delegate(admin_controller(self), std::move(req));
+    },
+    [self](list_partition_reassignments_request& req) {
+      return self->delegate(admin_controller(self), std::move(req));
+    },
     [self](delete_records_request& req) -> caf::result<delete_records_response> {
       auto r = route(self, req.partition);
       if (auto e = std::get_if<error_code>(&r))

@@ -262,6 +262,15 @@ controller(controller_ptr self, cluster_config config,
       }
       return res;
     },
+    [self](alter_partition_reassignments_request&) {
+      // TODO(issue 23, reassignment): the embedded controller's KIP-455.
+      return alter_partition_reassignments_response{
+        error_code::unknown_server_error, "not built yet", {}};
+    },
+    [self](list_partition_reassignments_request&) {
+      return list_partition_reassignments_response{
+        error_code::unknown_server_error, "not built yet", {}};
+    },
     [self](delete_topics_request& req) {
       auto& st = self->state;
       delete_topics_response res;

@@ -87,6 +87,18 @@ public:
   caf::result<elect_leaders_response>
   elect_leaders(elect_leaders_request& req);
 
+  /// AlterPartitionReassignments (KIP-455; cluster/reassignment.cpp).
+  caf::result<alter_partition_reassignments_response>
+  alter_partition_reassignments(alter_partition_reassignments_request& req);
+
+  /// ListPartitionReassignments (KIP-455; cluster/reassignment.cpp).
+  caf::result<list_partition_reassignments_response>
+  list_partition_reassignments(list_partition_reassignments_request& req);
+
+  /// The leader imbalance check (auto.leader.rebalance.enable; cluster/
+  /// leader_balance.cpp).
+  void check_leader_balance();
+
   /// /admin/delete_topics has new children (or the controllership just
   /// began): each requested topic is deleted, one operation each.
   void on_delete_topics();

@@ -814,6 +814,28 @@ struct follower_role {
       return elect_leaders_response{error_code::not_controller, {}};
     });
   }
+
+  caf::result<alter_partition_reassignments_response>
+  alter_partition_reassignments(
+    cluster_controller_ptr self,
+    alter_partition_reassignments_request& req) const {
+    return forward<alter_partition_reassignments_response>(
+      self, std::move(req), [] {
+        return alter_partition_reassignments_response{
+          error_code::not_controller, "No active controller is known.", {}};
+      });
+  }
+
+  caf::result<list_partition_reassignments_response>
+  list_partition_reassignments(
+    cluster_controller_ptr self,
+    list_partition_reassignments_request& req) const {
+    return forward<list_partition_reassignments_response>(
+      self, std::move(req), [] {
+        return list_partition_reassignments_response{
+          error_code::not_controller, "No active controller is known.", {}};
+      });
+  }
 };
 
 /// The active controller's node hands it what only a controller serves.
@@ -857,6 +879,18 @@ struct active_role {
   caf::result<elect_leaders_response>
   elect_leaders(cluster_controller_ptr, elect_leaders_request& req) const {
     return controller->elect_leaders(req);
+  }
+
+  caf::result<alter_partition_reassignments_response>
+  alter_partition_reassignments(
+    cluster_controller_ptr, alter_partition_reassignments_request& req) const {
+    return controller->alter_partition_reassignments(req);
+  }
+
+  caf::result<list_partition_reassignments_response>
+  list_partition_reassignments(
+    cluster_controller_ptr, list_partition_reassignments_request& req) const {
+    return controller->list_partition_reassignments(req);
   }
 };
 
@@ -962,6 +996,14 @@ on_broker_status_change(cluster_controller_ptr self,
   return leadership_update{};
 }
 
+/// A broker's heartbeat reached this node's controller (KIP-631, the
+/// broker liveness of docs/ARCHITECTURE.md §7).
+broker_heartbeat_response on_broker_heartbeat(cluster_controller_ptr self,
+                                              const broker_heartbeat& hb) {
+  // TODO(issue 23, liveness): sessions and fencing on the active controller.
+  return broker_heartbeat_response{self->state.controller_epoch, false};
+}
+
 /// The node's handlers; `role` serves CreateTopics, AllocateProducerIds and
 /// AlterIsr, and says where a metadata request's missing topics are
 /// created.
@@ -1003,6 +1045,17 @@ node_behavior(cluster_controller_ptr self, Role role) {
     [self, role](elect_leaders_request& req)
       -> caf::result<elect_leaders_response> {
       return role.elect_leaders(self, req);
+    },
+    [self, role](alter_partition_reassignments_request& req)
+      -> caf::result<alter_partition_reassignments_response> {
+      return role.alter_partition_reassignments(self, req);
+    },
+    [self, role](list_partition_reassignments_request& req)
+      -> caf::result<list_partition_reassignments_response> {
+      return role.list_partition_reassignments(self, req);
+    },
+    [self](broker_heartbeat& hb) -> broker_heartbeat_response {
+      return on_broker_heartbeat(self, hb);
     },
     [self](delete_topics_request& req) -> caf::result<delete_topics_response> {
       return delete_topics(self, req);

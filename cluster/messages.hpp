@@ -130,6 +130,25 @@ struct cluster_parts {
   caf::actor broker;
 };
 
+/// A broker's heartbeat to the active controller over the node link
+/// (KIP-631's BrokerHeartbeat, docs/ARCHITECTURE.md §7), every
+/// broker.heartbeat.interval.ms. `registration_ms` is the timestamp of the
+/// broker's /brokers/ids registration, so that a heartbeat of an earlier
+/// incarnation of the broker is not taken for the current one.
+struct broker_heartbeat {
+  int32_t broker_id = -1;
+  int64_t registration_ms = 0;
+  /// Counts up per heartbeat of this incarnation.
+  uint64_t sequence = 0;
+};
+
+/// The controller's answer: whether the broker is fenced (out of every
+/// ISR, leading nothing) and the controller epoch that says so.
+struct broker_heartbeat_response {
+  int32_t controller_epoch = 0;
+  bool fenced = false;
+};
+
 /// A cluster controller's own timers; stale epochs are ignored.
 struct cluster_tick {
   enum class kind : uint8_t {
@@ -139,6 +158,15 @@ struct cluster_tick {
     elect,
     /// A DeleteTopics request's wait ends (epoch: the wait's id).
     deletion_deadline,
+    /// This broker's next heartbeat to the active controller.
+    heartbeat,
+    /// The active controller checks the brokers' sessions (fencing).
+    broker_sessions,
+    /// The active controller's leader imbalance check
+    /// (leader.imbalance.check.interval.seconds).
+    leader_balance,
+    /// The active controller advances the ongoing reassignments.
+    reassignment,
   };
   kind what = kind::register_broker;
   uint64_t epoch = 0;
@@ -207,6 +235,17 @@ typename Inspector::result_type inspect(Inspector& f, node_info& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, cluster_parts& x) {
   return f(x.zk, x.broker);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, broker_heartbeat& x) {
+  return f(x.broker_id, x.registration_ms, x.sequence);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        broker_heartbeat_response& x) {
+  return f(x.controller_epoch, x.fenced);
 }
 
 template <class Inspector>

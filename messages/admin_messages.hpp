@@ -174,6 +174,63 @@ struct elect_leaders_response {
   std::vector<elected_leader> results{};
 };
 
+// -- AlterPartitionReassignments (45), ListPartitionReassignments (46) --------
+
+/// One partition of an AlterPartitionReassignments (KIP-455): move it onto
+/// `replicas` (the target, in preference order), or with `cancel` (Kafka's
+/// null replicas) stop its ongoing reassignment and go back to the
+/// replicas it had before.
+struct reassignment_target {
+  topic_partition partition;
+  bool cancel = false;
+  std::vector<int32_t> replicas{};
+};
+
+/// Listener -> broker -> controller.
+struct alter_partition_reassignments_request {
+  int32_t timeout_ms = 60000;
+  std::vector<reassignment_target> partitions{};
+};
+
+/// NO_REASSIGNMENT_IN_PROGRESS (cancel of a partition not moving),
+/// INVALID_REPLICA_ASSIGNMENT, UNKNOWN_TOPIC_OR_PARTITION, ...
+struct reassignment_result {
+  topic_partition partition;
+  error_code error = error_code::none;
+  std::string message{};
+};
+
+/// The request's error (NOT_CONTROLLER, ...) and one result per requested
+/// partition, in request order.
+struct alter_partition_reassignments_response {
+  error_code error = error_code::none;
+  std::string message{};
+  std::vector<reassignment_result> results{};
+};
+
+/// With `all_partitions` (Kafka: null topics) every ongoing reassignment,
+/// else those of `partitions` that are ongoing.
+struct list_partition_reassignments_request {
+  int32_t timeout_ms = 60000;
+  bool all_partitions = true;
+  std::vector<topic_partition> partitions{};
+};
+
+/// One ongoing reassignment: the full replica set while it moves (target
+/// and original), the replicas being added and those to be removed.
+struct ongoing_reassignment {
+  topic_partition partition;
+  std::vector<int32_t> replicas{};
+  std::vector<int32_t> adding{};
+  std::vector<int32_t> removing{};
+};
+
+struct list_partition_reassignments_response {
+  error_code error = error_code::none;
+  std::string message{};
+  std::vector<ongoing_reassignment> partitions{};
+};
+
 // -- DeleteRecords (21), DescribeLogDirs (35) ---------------------------------
 
 /// Listener -> broker -> the partition's leader replica: move the log
@@ -339,6 +396,45 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f,
                                         elect_leaders_response& x) {
   return f(x.error, x.results);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, reassignment_target& x) {
+  return f(x.partition, x.cancel, x.replicas);
+}
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, alter_partition_reassignments_request& x) {
+  return f(x.timeout_ms, x.partitions);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, reassignment_result& x) {
+  return f(x.partition, x.error, x.message);
+}
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, alter_partition_reassignments_response& x) {
+  return f(x.error, x.message, x.results);
+}
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, list_partition_reassignments_request& x) {
+  return f(x.timeout_ms, x.all_partitions, x.partitions);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ongoing_reassignment& x) {
+  return f(x.partition, x.replicas, x.adding, x.removing);
+}
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, list_partition_reassignments_response& x) {
+  return f(x.error, x.message, x.partitions);
 }
 
 template <class Inspector>

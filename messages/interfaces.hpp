@@ -81,7 +81,11 @@ using admin_controller_actor = caf::typed_actor<
   caf::replies_to<allocate_producer_ids_request>::with<
     allocate_producer_ids_response>,
   caf::replies_to<create_partitions_request>::with<create_partitions_response>,
-  caf::replies_to<elect_leaders_request>::with<elect_leaders_response>>;
+  caf::replies_to<elect_leaders_request>::with<elect_leaders_response>,
+  caf::replies_to<alter_partition_reassignments_request>::with<
+    alter_partition_reassignments_response>,
+  caf::replies_to<list_partition_reassignments_request>::with<
+    list_partition_reassignments_response>>;
 
 /// CreateAcls, DeleteAcls and AlterUserScramCredentials (docs/ARCHITECTURE.md
 /// §9): the embedded controller stores them in its metadata, a cluster
@@ -166,6 +170,10 @@ using broker_actor = caf::typed_actor<
   caf::replies_to<offset_delete_request>::with<offset_delete_response>,
   caf::replies_to<create_partitions_request>::with<create_partitions_response>,
   caf::replies_to<elect_leaders_request>::with<elect_leaders_response>,
+  caf::replies_to<alter_partition_reassignments_request>::with<
+    alter_partition_reassignments_response>,
+  caf::replies_to<list_partition_reassignments_request>::with<
+    list_partition_reassignments_response>,
   caf::replies_to<delete_records_request>::with<delete_records_response>,
   caf::replies_to<describe_log_dirs_request>::with<describe_log_dirs_response>>;
 
@@ -187,6 +195,7 @@ using cluster_controller_actor = embedded_controller_actor::extend<
   caf::reacts_to<zk_session_event>, caf::reacts_to<zk_watch_event>,
   caf::reacts_to<cluster_snapshot>,
   caf::replies_to<node_info_request>::with<node_info>,
+  caf::replies_to<broker_heartbeat>::with<broker_heartbeat_response>,
   caf::reacts_to<cluster_tick>, caf::reacts_to<cluster_parts>>;
 
 /// The client-side consumer (what a Kafka consumer's coordinator does).
