@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -155,6 +156,7 @@ public:
                  std::fprintf(stderr, "create topics: %s\n",
                               caf::to_string(e).c_str());
                });
+    wait_for_leaders();
     std::lock_guard<std::mutex> guard{state_->mtx};
     state_->members.resize(static_cast<size_t>(per_group_ * opt_.groups));
     state_->groups.resize(static_cast<size_t>(opt_.groups));
@@ -404,6 +406,50 @@ private:
               node_.brokers.push_back(caf::actor_cast<broker_actor>(b.handle));
         },
         [](caf::error&) {});
+  }
+
+  /// Setup, outside every phase's clock: waits (bounded) until every
+  /// partition of every topic has a leader in every broker's metadata.
+  /// Against a cluster
+  /// CreateTopics answers once the controller wrote the assignment to
+  /// ZooKeeper, and each node then creates its replicas' logs on disk
+  /// (seconds for 10,000 partitions, on each broker's one log actor, which
+  /// also appends the groups' records to __consumer_offsets); the embedded
+  /// node's in-memory logs exist at once. Kafka's admin client likewise
+  /// waits for new topics in metadata before a test uses them.
+  void wait_for_leaders() {
+    std::vector<std::string> names;
+    for (int32_t g = 0; g < opt_.groups; ++g)
+      names.push_back(topic(g));
+    auto start = steady::now();
+    auto limit = start + std::chrono::seconds(opt_.timeout_seconds);
+    for (auto& broker : node_.brokers) {
+      for (;;) {
+        bool ready = false;
+        self_->request(broker, std::chrono::seconds(10),
+                       metadata_request{names, false})
+          .receive(
+            [&](metadata_response& md) {
+              ready = md.topics.size() == names.size();
+              for (auto& t : md.topics) {
+                ready = ready && t.error == error_code::none
+                        && t.partitions == partitions_
+                        && static_cast<int32_t>(t.partition_states.size())
+                             == partitions_;
+                for (auto& p : t.partition_states)
+                  ready = ready && p.leader >= 0;
+              }
+            },
+            [](caf::error&) {});
+        if (ready || steady::now() > limit)
+          break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    std::fprintf(stderr,
+                 "  %d topics of %d partitions: leaders in metadata after "
+                 "%.0f ms\n",
+                 opt_.groups, partitions_, ms_between(start, steady::now()));
   }
 
   void mark_alive(size_t i, bool alive) {
