@@ -99,11 +99,23 @@ void ensure_replica(broker_ptr self, const std::string& topic,
   auto& st = self->state;
   if (!st.log || !st.alive)
     return;
-  if (std::find(p.replicas.begin(), p.replicas.end(), st.node_id)
-      == p.replicas.end())
-    return;
   topic_partition tp{topic, p.partition};
   auto i = st.replicas.find(tp);
+  if (std::find(p.replicas.begin(), p.replicas.end(), st.node_id)
+      == p.replicas.end()) {
+    // No longer a replica (a reassignment moved it away): Kafka's
+    // StopReplica with deletePartition, the replica stops and its log goes.
+    if (i != st.replicas.end()) {
+      spdlog::info("broker {}: {} is no longer a replica here; deleting it",
+                   st.node_id, to_string(tp));
+      self->unlink_from(i->second);
+      self->send_exit(i->second, caf::exit_reason::user_shutdown);
+      st.replicas.erase(i);
+      if (st.log)
+        self->send(st.log, log_delete_request{{tp}});
+    }
+    return;
+  }
   if (i == st.replicas.end()) {
     replica_fetch_config fetch{
       st.config.replica_fetch_wait_max_ms, st.config.replica_fetch_backoff_ms,

@@ -202,7 +202,12 @@ controller(controller_ptr self, cluster_config config,
       if (res.error == error_code::none) {
         spdlog::info("controller: ISR of {} is now {} members",
                      to_string(req.partition), req.isr.size());
+        // A reassignment whose target replicas are all in the ISR now
+        // completes (KIP-455).
+        std::vector<partition_change> completed;
+        st.metadata.complete_reassignments(completed);
         persist(st);
+        push_changes(self, completed);
       }
       if (auto p = st.metadata.partition(req.partition))
         res.state = to_message(req.partition.partition, *p);
@@ -262,14 +267,18 @@ controller(controller_ptr self, cluster_config config,
       }
       return res;
     },
-    [self](alter_partition_reassignments_request&) {
-      // TODO(issue 23, reassignment): the embedded controller's KIP-455.
-      return alter_partition_reassignments_response{
-        error_code::unknown_server_error, "not built yet", {}};
+    [self](alter_partition_reassignments_request& req) {
+      auto& st = self->state;
+      std::vector<partition_change> changed;
+      auto res = alter_partition_reassignments(st.metadata, req, changed);
+      if (!changed.empty()) {
+        persist(st);
+        push_changes(self, changed);
+      }
+      return res;
     },
-    [self](list_partition_reassignments_request&) {
-      return list_partition_reassignments_response{
-        error_code::unknown_server_error, "not built yet", {}};
+    [self](list_partition_reassignments_request& req) {
+      return list_partition_reassignments(self->state.metadata, req);
     },
     [self](delete_topics_request& req) {
       auto& st = self->state;

@@ -293,4 +293,50 @@ elect_leaders_response elect_leaders(cluster_metadata& m,
   return res;
 }
 
+alter_partition_reassignments_response
+alter_partition_reassignments(cluster_metadata& m,
+                              const alter_partition_reassignments_request& req,
+                              std::vector<partition_change>& changed) {
+  alter_partition_reassignments_response res;
+  for (auto& t : req.partitions) {
+    reassignment_result r{t.partition, error_code::none, {}};
+    if (t.cancel) {
+      r.error = m.cancel_reassignment(t.partition, changed);
+      if (r.error == error_code::no_reassignment_in_progress)
+        r.message = "No ongoing reassignment for partition "
+                    + to_string(t.partition) + ".";
+      else if (r.error == error_code::unknown_topic_or_partition)
+        r.message = "Unable to find partition " + to_string(t.partition)
+                    + ".";
+    } else {
+      r.error = m.reassign(t.partition, t.replicas, r.message, changed);
+      if (r.error == error_code::none)
+        spdlog::info("controller: reassigning {} to {} replicas",
+                     to_string(t.partition), t.replicas.size());
+    }
+    res.results.push_back(std::move(r));
+  }
+  return res;
+}
+
+list_partition_reassignments_response
+list_partition_reassignments(const cluster_metadata& m,
+                             const list_partition_reassignments_request& req) {
+  list_partition_reassignments_response res;
+  auto add = [&](const topic_partition& tp) {
+    auto p = m.partition(tp);
+    if (p && p->reassigning())
+      res.partitions.push_back({tp, p->replicas, p->adding, p->removing});
+  };
+  if (req.all_partitions) {
+    for (auto& [topic, partitions] : m.topics())
+      for (size_t i = 0; i < partitions.size(); ++i)
+        add({topic, static_cast<int32_t>(i)});
+  } else {
+    for (auto& tp : req.partitions)
+      add(tp);
+  }
+  return res;
+}
+
 } // namespace troupe

@@ -65,4 +65,21 @@ elect_leaders_response elect_leaders(cluster_metadata& m,
                                      const elect_leaders_request& req,
                                      std::vector<partition_change>& elected);
 
+/// AlterPartitionReassignments (KIP-455; Kafka's controller in ZooKeeper
+/// mode, KafkaController.onPartitionReassignment): each partition in
+/// request order is reassigned (cluster_metadata::reassign) or, with
+/// `cancel`, goes back to its original replicas; one result each with
+/// Kafka's errors and messages. Partitions whose state changed go to
+/// `changed` (a target already in the ISR completes at once).
+alter_partition_reassignments_response
+alter_partition_reassignments(cluster_metadata& m,
+                              const alter_partition_reassignments_request& req,
+                              std::vector<partition_change>& changed);
+
+/// ListPartitionReassignments: the ongoing reassignments, all of them or
+/// those of the partitions named (others left out, as Kafka does).
+list_partition_reassignments_response
+list_partition_reassignments(const cluster_metadata& m,
+                             const list_partition_reassignments_request& req);
+
 } // namespace troupe

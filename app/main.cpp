@@ -110,6 +110,10 @@ int main(int argc, char** argv) {
     {"configs", "Describe and alter topic and broker configs "
                 "(kafka-configs.sh); --help for its flags",
      troupe::tools::run_configs},
+    {"reassign", "Move partition replicas between brokers "
+                 "(kafka-reassign-partitions.sh, KIP-455); --balance "
+                 "proposes an even spread; --help for its flags",
+     troupe::tools::run_reassign},
   };
   std::vector<CLI::App*> tool_cmds;
   for (auto& t : tools) {

@@ -106,7 +106,8 @@ cluster_snapshot active_controller::snapshot() const {
   cluster_snapshot s;
   s.controller_epoch = epoch_;
   s.controller_id = st.broker_id;
-  s.live_brokers = registered_brokers(st);
+  s.live_brokers = live_brokers();
+  told_live_ = s.live_brokers;
   for (auto& [name, partitions] : metadata_.topics())
     s.topics.push_back(describe(metadata_, name));
   return s;
@@ -231,20 +232,38 @@ void active_controller::write(cluster_metadata working,
   }
   // New topics: Kafka's TopicZNode, then a state znode per partition. A
   // topic that grew (CreatePartitions) gets its whole assignment set again,
-  // as AdminZkClient.createPartitionsWithAssignment writes it.
+  // as AdminZkClient.createPartitionsWithAssignment writes it, and so does
+  // one whose replicas a reassignment changed (Kafka's controller writes
+  // the adding and removing replicas there, KIP-455).
+  auto assignment_changed = [&](const topic_partition& tp) {
+    auto before = metadata_.partition(tp);
+    auto now = working.partition(tp);
+    return !before || before->replicas != now->replicas
+           || before->adding != now->adding
+           || before->removing != now->removing;
+  };
+  std::set<std::string> reassigned;
+  for (auto& tp : changed)
+    if (metadata_.has_topic(tp.topic) && assignment_changed(tp))
+      reassigned.insert(tp.topic);
   std::set<std::string> assigned;
   for (auto& tp : changed) {
     if (!assigned.insert(tp.topic).second)
       continue;
     bool exists = metadata_.has_topic(tp.topic);
     auto& parts = working.topics().at(tp.topic);
-    if (exists && metadata_.topics().at(tp.topic).size() >= parts.size())
+    if (exists && metadata_.topics().at(tp.topic).size() >= parts.size()
+        && !reassigned.count(tp.topic))
       continue;
     zk::topic_assignment a;
     if (auto id = working.topic_id(tp.topic); !id.is_zero())
       a.topic_id = id;
-    for (size_t p = 0; p < parts.size(); ++p)
-      a.partitions[static_cast<int32_t>(p)].replicas = parts[p].replicas;
+    for (size_t p = 0; p < parts.size(); ++p) {
+      auto& r = a.partitions[static_cast<int32_t>(p)];
+      r.replicas = parts[p].replicas;
+      r.adding_replicas = parts[p].adding;
+      r.removing_replicas = parts[p].removing;
+    }
     auto& ops = group(tp.topic);
     if (exists) {
       ops.push_back(zop(kind::set, zk::topic_path(tp.topic),
@@ -437,7 +456,12 @@ void active_controller::load_topic(std::shared_ptr<loading> l,
                l->failed = true;
                break;
              }
-             parts[static_cast<size_t>(p)].replicas = assignment.replicas;
+             auto& part = parts[static_cast<size_t>(p)];
+             part.replicas = assignment.replicas;
+             // A reassignment the last controller left running goes on
+             // (Kafka's initializePartitionReassignments).
+             part.adding = assignment.adding_replicas;
+             part.removing = assignment.removing_replicas;
              me->load_partition(l, {topic, p++});
            }
            me->loaded_one(l);
@@ -467,6 +491,14 @@ void active_controller::finish_loading(std::shared_ptr<loading> l) {
   spdlog::info("controller: broker {} is the active controller (epoch {}), "
                "{} topics",
                st.broker_id, epoch_, l->topics.size());
+  // Broker sessions begin now, with one session timeout of grace; the
+  // imbalance check runs every interval from now on (KafkaController
+  // .onControllerFailover schedules it the same way).
+  sync_sessions();
+  schedule(cluster_tick::kind::broker_sessions,
+           st.config.zookeeper.broker_heartbeat_interval_ms);
+  schedule(cluster_tick::kind::leader_balance,
+           st.config.leader_imbalance_check_interval_seconds * 1000);
   on_brokers_changed();
   ensure_offsets_topic();
   enqueue([this](bool cancelled) {
@@ -522,10 +554,17 @@ void active_controller::on_brokers_changed() {
       return;
     auto& st = self_->state;
     auto working = metadata_;
-    working.sync_liveness(registered_brokers(st),
-                          st.config.unclean_leader_election);
-    commit(std::move(working),
-           [me = shared_from_this()](error_code) { me->finish_op(); });
+    sync_sessions();
+    working.sync_liveness(live_brokers(), st.config.unclean_leader_election);
+    std::vector<partition_change> completed;
+    working.complete_reassignments(completed);
+    commit(std::move(working), [me = shared_from_this()](error_code e) {
+      // Every node lists the live brokers in its metadata answers: they
+      // hear of a change even when no partition changed with it.
+      if (e == error_code::none && me->live_brokers() != me->told_live_)
+        me->broadcast();
+      me->finish_op();
+    });
   });
   ensure_offsets_topic();
 }
@@ -587,6 +626,10 @@ active_controller::alter_isr(alter_isr_request& req) {
       finish_op();
       return;
     }
+    // A reassignment whose target replicas are all in the ISR now completes
+    // in the same write (KIP-455).
+    std::vector<partition_change> completed;
+    working.complete_reassignments(completed);
     auto tp = req.partition;
     commit(std::move(working),
            [me = shared_from_this(), rp, tp, res](error_code e) mutable {

@@ -87,7 +87,11 @@ public:
   caf::result<elect_leaders_response>
   elect_leaders(elect_leaders_request& req);
 
-  /// AlterPartitionReassignments (KIP-455; cluster/reassignment.cpp).
+  /// AlterPartitionReassignments (KIP-455; cluster/reassignment.cpp): the
+  /// moving replica sets written to /brokers/topics/<t> with their adding
+  /// and removing replicas, as Kafka's controller writes them, and the
+  /// partitions' states with leader epoch + 1; a reassignment completes
+  /// when its target replicas are all in the ISR (after an AlterIsr).
   caf::result<alter_partition_reassignments_response>
   alter_partition_reassignments(alter_partition_reassignments_request& req);
 
@@ -95,8 +99,28 @@ public:
   caf::result<list_partition_reassignments_response>
   list_partition_reassignments(list_partition_reassignments_request& req);
 
+  // -- broker liveness (KIP-631; cluster/broker_liveness.cpp) -------------
+
+  /// A broker's heartbeat over its node link: its session is renewed; a
+  /// fenced broker is unfenced once its heartbeats have come without a gap
+  /// for the unfence delay (the debounce of docs/ARCHITECTURE.md §7).
+  broker_heartbeat_response on_heartbeat(const broker_heartbeat& hb);
+
+  /// The node link to a broker closed (the middleman's down_msg: a killed
+  /// process's connection closes at once): it is fenced now.
+  void on_link_lost(int32_t broker_id);
+
+  /// A cluster_tick of this controllership (session checks, the leader
+  /// imbalance check); those of an earlier one are ignored.
+  void on_tick(const cluster_tick& t);
+
+  /// Registered in /brokers/ids and not fenced: the brokers that may lead
+  /// and be in ISRs, and that metadata answers list.
+  std::vector<int32_t> live_brokers() const;
+
   /// The leader imbalance check (auto.leader.rebalance.enable; cluster/
-  /// leader_balance.cpp).
+  /// leader_balance.cpp): partitions whose preferred replica lost too many
+  /// of its leaderships get a PREFERRED election.
   void check_leader_balance();
 
   /// /admin/delete_topics has new children (or the controllership just
@@ -104,6 +128,29 @@ public:
   void on_delete_topics();
 
 private:
+  /// What the controller knows of one broker's liveness.
+  struct broker_session {
+    /// The registration (its timestamp) the session belongs to: a broker
+    /// registered again is a new incarnation with a new session.
+    int64_t registration_ms = 0;
+    /// The last heartbeat, or when the session began (a grace of one
+    /// session timeout for a new registration or a new controller).
+    int64_t last_heartbeat_ms = 0;
+    bool fenced = false;
+    /// While fenced: since when heartbeats have come without a gap (-1:
+    /// none since the fence, or the link closed again).
+    int64_t steady_since_ms = -1;
+  };
+
+  /// Sessions brought in line with the registrations.
+  void sync_sessions();
+  /// Fences `broker_id` unless that would leave this controller in touch
+  /// with fewer than a majority of the registered brokers (then it is
+  /// probably this node that is cut off: nothing is fenced, ZooKeeper's
+  /// session expiry decides). True when fenced.
+  bool fence(int32_t broker_id, const char* why);
+  void schedule(cluster_tick::kind what, int64_t delay_ms);
+
   /// One controller operation; `cancelled` when the controllership ended
   /// before it ran (it answers NOT_CONTROLLER then).
   using operation = std::function<void(bool cancelled)>;
@@ -166,6 +213,15 @@ private:
   /// Topics named under /admin/delete_topics whose deletion has not
   /// finished (Kafka's topicsToBeDeleted).
   std::set<std::string> deleting_;
+  /// Broker sessions by broker id (this node's own broker has none: it
+  /// cannot lose its link to itself).
+  std::map<int32_t, broker_session> sessions_;
+  /// When the sessions were last checked: a controller that did not run
+  /// for a while (paused, starved) gives every broker a new grace instead
+  /// of fencing the brokers it could not hear meanwhile.
+  int64_t last_session_check_ms_ = -1;
+  /// The live brokers of the last snapshot sent.
+  mutable std::vector<int32_t> told_live_;
 };
 
 } // namespace troupe

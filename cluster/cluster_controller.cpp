@@ -331,10 +331,50 @@ void elect(cluster_controller_ptr self);
 void become_active(cluster_controller_ptr self);
 void resign(cluster_controller_ptr self, const std::string& why);
 
+/// KIP-631's BrokerHeartbeat over the node link, every
+/// broker.heartbeat.interval.ms while registered: the active controller
+/// fences a broker it stops hearing from (cluster/broker_liveness.cpp).
+void send_heartbeat(cluster_controller_ptr self) {
+  auto& st = self->state;
+  if (!st.registered || st.controller_id < 0
+      || st.controller_id == st.broker_id)
+    return;
+  auto me = st.peers.find(st.broker_id);
+  auto controller = st.peers.find(st.controller_id);
+  if (me == st.peers.end() || controller == st.peers.end()
+      || !controller->second.controller)
+    return;
+  auto timeout = ms(std::max(1000, 5 * st.config.zookeeper
+                                         .broker_heartbeat_interval_ms));
+  self
+    ->request(controller->second.controller, timeout,
+              broker_heartbeat{st.broker_id,
+                               me->second.registration.timestamp_ms})
+    .then(
+      [self](broker_heartbeat_response& r) {
+        auto& st = self->state;
+        if (r.fenced == st.fenced || r.controller_epoch < st.controller_epoch)
+          return;
+        st.fenced = r.fenced;
+        if (r.fenced)
+          spdlog::warn("cluster: the controller fenced broker {} (epoch {})",
+                       st.broker_id, r.controller_epoch);
+        else
+          spdlog::info("cluster: the controller unfenced broker {}",
+                       st.broker_id);
+      },
+      [](caf::error&) {
+        // The controller moved or the link dropped: the next one goes out
+        // at the next interval.
+      });
+}
+
 void on_registered(cluster_controller_ptr self) {
   auto& st = self->state;
   st.registered = true;
   spdlog::info("cluster: broker {} registered in ZooKeeper", st.broker_id);
+  self->delayed_send(self, ms(st.config.zookeeper.broker_heartbeat_interval_ms),
+                     cluster_tick{tick::heartbeat, ++st.heartbeat_chain, -1});
   if (st.stepped_down) {
     st.stepped_down = false;
     spdlog::warn("cluster: broker {} serves again", st.broker_id);
@@ -542,9 +582,15 @@ void on_watch(cluster_controller_ptr self, const zk_watch_event& e) {
 }
 
 /// The brokers of the view, with the endpoints clients and CAF use.
+/// The brokers metadata answers list: registered, and live in the active
+/// controller's last snapshot (a fenced broker is left out, as KRaft's
+/// metadata leaves out fenced brokers).
 std::vector<broker_info> live_broker_infos(const cluster_controller_state& st) {
   std::vector<broker_info> out;
+  auto& live = st.view.live_brokers;
   for (auto& [id, p] : st.peers) {
+    if (std::find(live.begin(), live.end(), id) == live.end())
+      continue;
     auto e = kafka_endpoint(p.registration);
     out.push_back({id, e ? e->host : std::string{}, e ? e->port : -1,
                    caf::actor_cast<caf::actor>(p.broker),
@@ -933,6 +979,18 @@ void on_tick(cluster_controller_ptr self, const cluster_tick& t) {
     case tick::deletion_deadline:
       end_deletion_wait(self, t.epoch);
       return;
+    case tick::heartbeat:
+      if (t.epoch != st.heartbeat_chain || !st.registered)
+        return;
+      send_heartbeat(self);
+      self->delayed_send(
+        self, ms(st.config.zookeeper.broker_heartbeat_interval_ms), t);
+      return;
+    case tick::broker_sessions:
+    case tick::leader_balance:
+      if (auto active = st.active)
+        active->on_tick(t);
+      return;
   }
 }
 
@@ -996,14 +1054,6 @@ on_broker_status_change(cluster_controller_ptr self,
   return leadership_update{};
 }
 
-/// A broker's heartbeat reached this node's controller (KIP-631, the
-/// broker liveness of docs/ARCHITECTURE.md §7).
-broker_heartbeat_response on_broker_heartbeat(cluster_controller_ptr self,
-                                              const broker_heartbeat& hb) {
-  // TODO(issue 23, liveness): sessions and fencing on the active controller.
-  return broker_heartbeat_response{self->state.controller_epoch, false};
-}
-
 /// The node's handlers; `role` serves CreateTopics, AllocateProducerIds and
 /// AlterIsr, and says where a metadata request's missing topics are
 /// created.
@@ -1054,11 +1104,15 @@ node_behavior(cluster_controller_ptr self, Role role) {
       -> caf::result<list_partition_reassignments_response> {
       return role.list_partition_reassignments(self, req);
     },
-    [self](broker_heartbeat& hb) -> broker_heartbeat_response {
-      return on_broker_heartbeat(self, hb);
-    },
     [self](delete_topics_request& req) -> caf::result<delete_topics_response> {
       return delete_topics(self, req);
+    },
+    [self](broker_heartbeat& hb) -> broker_heartbeat_response {
+      auto& st = self->state;
+      if (auto active = st.active)
+        return active->on_heartbeat(hb);
+      // Not the active controller (any more): nothing to say.
+      return broker_heartbeat_response{st.controller_epoch, false};
     },
     [self, role](alter_isr_request& req) -> caf::result<alter_isr_response> {
       return role.alter_isr(self, req);
@@ -1351,6 +1405,8 @@ cluster_controller(cluster_controller_ptr self, cluster_config config,
       p.broker = nullptr;
       tell_broker_peers(self);
       later(self, tick::connect_peer, p.attempt, id);
+      if (auto active = st.active)
+        active->on_link_lost(id);
       return;
     }
   });

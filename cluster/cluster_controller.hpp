@@ -80,6 +80,11 @@ struct cluster_controller_state {
   /// again; or an operator stopped it (it stays out until started).
   bool stepped_down = false;
   bool admin_stopped = false;
+  /// Bumped each time the broker registers: heartbeat ticks of an earlier
+  /// registration are dropped (one heartbeat chain at a time).
+  uint64_t heartbeat_chain = 0;
+  /// What the active controller last answered: this broker is fenced.
+  bool fenced = false;
 
   // -- the cluster as this node sees it ------------------------------------------
 

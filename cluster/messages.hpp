@@ -138,8 +138,6 @@ struct cluster_parts {
 struct broker_heartbeat {
   int32_t broker_id = -1;
   int64_t registration_ms = 0;
-  /// Counts up per heartbeat of this incarnation.
-  uint64_t sequence = 0;
 };
 
 /// The controller's answer: whether the broker is fenced (out of every
@@ -160,13 +158,13 @@ struct cluster_tick {
     deletion_deadline,
     /// This broker's next heartbeat to the active controller.
     heartbeat,
-    /// The active controller checks the brokers' sessions (fencing).
+    /// The active controller checks the brokers' sessions (fencing);
+    /// epoch: the controller epoch.
     broker_sessions,
     /// The active controller's leader imbalance check
-    /// (leader.imbalance.check.interval.seconds).
+    /// (leader.imbalance.check.interval.seconds); epoch: the controller
+    /// epoch.
     leader_balance,
-    /// The active controller advances the ongoing reassignments.
-    reassignment,
   };
   kind what = kind::register_broker;
   uint64_t epoch = 0;
@@ -239,7 +237,7 @@ typename Inspector::result_type inspect(Inspector& f, cluster_parts& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, broker_heartbeat& x) {
-  return f(x.broker_id, x.registration_ms, x.sequence);
+  return f(x.broker_id, x.registration_ms);
 }
 
 template <class Inspector>

@@ -32,6 +32,13 @@ struct zookeeper_mode {
   /// that a hung peer is noticed.
   int32_t heartbeat_interval_ms = 1000;
   int32_t connection_timeout_ms = 6000;
+  /// broker.heartbeat.interval.ms and broker.session.timeout.ms (KIP-631):
+  /// every broker heartbeats the active controller over its node link; one
+  /// silent for the session timeout, or whose link closed, is fenced (out
+  /// of every ISR, its leaderships moved). Kafka's KRaft defaults are 2000
+  /// and 9000; troupe's are measured in README "Failover".
+  int32_t broker_heartbeat_interval_ms = 200;
+  int32_t broker_session_timeout_ms = 2000;
 
   bool enabled() const noexcept {
     return !connect.empty();
@@ -59,6 +66,14 @@ struct cluster_config {
   std::string log_dirs;
   /// unclean.leader.election.enable
   bool unclean_leader_election = false;
+  /// auto.leader.rebalance.enable, leader.imbalance.per.broker.percentage,
+  /// leader.imbalance.check.interval.seconds: the active controller of a
+  /// cluster moves leadership back to preferred replicas (the first of
+  /// each assignment) when a broker leads fewer than it should by more
+  /// than the percentage, checked every interval (Kafka's defaults).
+  bool auto_leader_rebalance = true;
+  int32_t leader_imbalance_per_broker_percentage = 10;
+  int64_t leader_imbalance_check_interval_seconds = 300;
   /// min.insync.replicas
   int32_t min_insync_replicas = 1;
   /// replica.lag.time.max.ms

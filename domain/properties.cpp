@@ -81,6 +81,13 @@ const std::vector<property_doc> docs = {
    "where logs and the controller's metadata are kept"},
   {"unclean.leader.election.enable", "false",
    "let an out-of-sync replica lead when no in-sync one is alive"},
+  {"auto.leader.rebalance.enable", "true",
+   "move leadership back to preferred replicas (a cluster of processes)"},
+  {"leader.imbalance.per.broker.percentage", "10",
+   "share of a broker's preferred leaderships it may lack before they move "
+   "back"},
+  {"leader.imbalance.check.interval.seconds", "300",
+   "how often the controller checks the leader imbalance"},
   {"min.insync.replicas", "1", "in-sync replicas acks=all needs"},
   {"log.segment.bytes", "1073741824", "size at which a segment file rolls"},
   {"log.retention.bytes", "-1", "largest log per partition (-1: no limit)"},
@@ -144,6 +151,10 @@ const std::vector<property_doc> docs = {
    "middleman heartbeat between nodes"},
   {"troupe.cluster.connection.timeout.ms", "6000",
    "a node that sends nothing for this long is cut off"},
+  {"broker.heartbeat.interval.ms", "200",
+   "how often a broker heartbeats the active controller (cluster)"},
+  {"broker.session.timeout.ms", "2000",
+   "a broker whose heartbeats stop this long is fenced (cluster)"},
   {"group.consumer.session.timeout.ms", "45000",
    "session timeout of consumer-protocol (KIP-848) group members"},
   {"group.consumer.min.session.timeout.ms", "45000",
@@ -702,6 +713,14 @@ void apply_properties(const properties& props, cluster_config& cfg,
       cfg.log_dirs = value, ok = !value.empty();
     else if (key == "unclean.leader.election.enable")
       ok = parse_bool(value, cfg.unclean_leader_election);
+    else if (key == "auto.leader.rebalance.enable")
+      ok = parse_bool(value, cfg.auto_leader_rebalance);
+    else if (key == "leader.imbalance.per.broker.percentage")
+      ok = parse_int<int32_t>(value, cfg.leader_imbalance_per_broker_percentage,
+                              0, 100);
+    else if (key == "leader.imbalance.check.interval.seconds")
+      ok = parse_int<int64_t>(value, cfg.leader_imbalance_check_interval_seconds,
+                              1, INT64_MAX / 1000);
     else if (key == "log.segment.bytes")
       ok = parse_int<uint64_t>(value, cfg.log.segment_bytes, 14, INT32_MAX);
     else if (key == "log.retention.bytes")
@@ -814,6 +833,12 @@ void apply_properties(const properties& props, cluster_config& cfg,
     else if (key == "troupe.cluster.connection.timeout.ms")
       ok = parse_int<int32_t>(value, cfg.zookeeper.connection_timeout_ms, 0,
                               i32max);
+    else if (key == "broker.heartbeat.interval.ms")
+      ok = parse_int<int32_t>(value, cfg.zookeeper.broker_heartbeat_interval_ms,
+                              1, i32max);
+    else if (key == "broker.session.timeout.ms")
+      ok = parse_int<int32_t>(value, cfg.zookeeper.broker_session_timeout_ms, 1,
+                              i32max);
     else if (key.rfind("troupe.scheduler.", 0) == 0
              || key.rfind("troupe.http.", 0) == 0
              || key == "consumer.instance.timeout.ms")
@@ -838,6 +863,10 @@ void apply_properties(const properties& props, cluster_config& cfg,
     if (!holds)
       errors.push_back(what);
   };
+  require(cfg.zookeeper.broker_heartbeat_interval_ms
+            <= cfg.zookeeper.broker_session_timeout_ms,
+          "broker.heartbeat.interval.ms must be less than or equal to "
+          "broker.session.timeout.ms");
   require(g.consumer_max_heartbeat_interval_ms
             >= g.consumer_min_heartbeat_interval_ms,
           "group.consumer.max.heartbeat.interval.ms must be greater than or "

@@ -112,6 +112,10 @@ proto::ClusterMetadata to_proto(const cluster_metadata& m, uint64_t version) {
       for (auto r : p.isr)
         ps->add_isr(r);
       ps->set_partition_epoch(p.partition_epoch);
+      for (auto r : p.adding)
+        ps->add_adding_replicas(r);
+      for (auto r : p.removing)
+        ps->add_removing_replicas(r);
     }
   }
   return out;
@@ -138,6 +142,9 @@ cluster_metadata from_proto(const proto::ClusterMetadata& in) {
       p.leader_epoch = ps.leader_epoch();
       p.isr.assign(ps.isr().begin(), ps.isr().end());
       p.partition_epoch = ps.partition_epoch();
+      p.adding.assign(ps.adding_replicas().begin(), ps.adding_replicas().end());
+      p.removing.assign(ps.removing_replicas().begin(),
+                        ps.removing_replicas().end());
       partitions.push_back(std::move(p));
     }
   }

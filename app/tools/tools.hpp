@@ -22,6 +22,8 @@ int run_topics(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err);
 int run_configs(const std::vector<std::string>& args, std::ostream& out,
                 std::ostream& err);
+int run_reassign(const std::vector<std::string>& args, std::ostream& out,
+                 std::ostream& err);
 
 // -- shared by the three ------------------------------------------------------
 

@@ -1,13 +1,18 @@
 #!/usr/bin/python3
-"""Failover of a cluster of troupe processes against
-zookeeper.session.timeout.ms: three nodes and ZooKeeper, a topic with
-replication factor 3 and min.insync.replicas=2, a librdkafka producer
-(acks=all, 500 records/s) pinned to one partition; the partition leader's
-node is killed with -9 and the times from the kill until ZooKeeper names a
-new leader and until the first record acknowledged by the new leader are
-measured; the node is restarted and rejoins the ISR before the next trial.
+"""Failover of a cluster of troupe processes: three nodes and ZooKeeper
+(zookeeper.session.timeout.ms at Kafka's 18 s), a topic with replication
+factor 3 and min.insync.replicas=2, a librdkafka producer (acks=all, 500
+records/s) pinned to one partition. Each trial either kills the
+partition leader's node with -9 or stops it with SIGSTOP, and measures the
+time until ZooKeeper names a new leader and until the first record
+acknowledged by the new leader. A killed node is restarted, a stopped one
+continued, and it rejoins the ISR before the next trial.
 
-    failover_bench.py TROUPE [SESSION_MS,SESSION_MS,...] [TRIALS]
+The same run compares troupe's broker liveness defaults
+(broker.heartbeat.interval.ms=200, broker.session.timeout.ms=2000) with
+Kafka's KRaft defaults (2000, 9000) on the same machine.
+
+    failover_bench.py TROUPE [TRIALS] [FAULTS]    FAULTS: kill9,sigstop
 
 Prints a markdown table (scripts/bench_cluster.sh).
 """
@@ -21,34 +26,46 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 
 from cluster_fixture import Cluster, ProducerLoop, log, wait_for  # noqa: E402
 
+SESSION_MS = 18000
+SETTINGS = [
+    ("troupe's defaults (200 / 2000)", {}),
+    ("Kafka's KRaft defaults (2000 / 9000)", {"broker.heartbeat.interval.ms": 2000, "broker.session.timeout.ms": 9000}),
+]
 
-def trial(c, topic, p, prod):
+
+def trial(c, topic, p, prod, fault):
     state = c.partition_state(topic, p)
     victim = c.node(state["leader"])
     with prod.lock:
         last_old = max((a.offset for a in prod.acked if a.partition == p), default=-1)
-    t_kill = time.monotonic()
-    victim.kill9()
-    wait_for("a new leader", lambda: c.partition_state(topic, p)["leader"] not in (-1, victim.id), c.session_timeout_ms / 1000 + 30, interval=0.02)
+    t_fault = time.monotonic()
+    if fault == "kill9":
+        victim.kill9()
+    else:
+        victim.pause()
+    wait_for("a new leader", lambda: c.partition_state(topic, p)["leader"] not in (-1, victim.id), SESSION_MS / 1000 + 30, interval=0.02)
     t_leader = time.monotonic()
 
-    # An answer the old leader sent just before the kill can arrive after
-    # it: count acknowledgements from when ZooKeeper names the new leader.
+    # An answer the old leader sent just before the fault can arrive after
+    # it: count acknowledgements of offsets past the last one before it.
     def first_new_ack():
         with prod.lock:
-            news = [a.t for a in prod.acked if a.partition == p and a.offset > last_old and a.t > t_leader]
+            news = [a.t for a in prod.acked if a.partition == p and a.offset > last_old]
         return min(news) if news else None
 
     t_ack = wait_for("an acknowledgement from the new leader", first_new_ack, 60, interval=0.02)
-    victim.restart()
-    c.wait_ready([n.id for n in c.nodes])
+    if fault == "kill9":
+        victim.restart()
+    else:
+        victim.cont()
+    c.wait_ready([n.id for n in c.nodes], timeout=SESSION_MS / 1000 + 60)
     c.wait_isr(topic, p, [n.id for n in c.nodes], 60)
     time.sleep(1)
-    return (t_leader - t_kill) * 1000, (t_ack - t_kill) * 1000
+    return (t_leader - t_fault) * 1000, (t_ack - t_fault) * 1000
 
 
-def run(troupe, session_ms, trials):
-    with Cluster(troupe, session_timeout_ms=session_ms) as c:
+def run(troupe, props, fault, trials):
+    with Cluster(troupe, session_timeout_ms=SESSION_MS, props=props) as c:
         c.start(3)
         topic = c.create_topic("failover", 1, 3)
         prod = ProducerLoop(c.bootstrap(), topic, partition=0, rate=500, conf={"message.timeout.ms": 120000, "topic.metadata.refresh.fast.interval.ms": 100})
@@ -56,8 +73,8 @@ def run(troupe, session_ms, trials):
         wait_for("acknowledgements", lambda: len(prod.acked) >= 200, 30)
         out = []
         for i in range(trials):
-            leader_ms, ack_ms = trial(c, topic, 0, prod)
-            log(f"session {session_ms} ms, trial {i + 1}: new leader after {leader_ms:.0f} ms, first acknowledgement after {ack_ms:.0f} ms")
+            leader_ms, ack_ms = trial(c, topic, 0, prod, fault)
+            log(f"{fault} {props or 'defaults'}, trial {i + 1}: new leader after {leader_ms:.0f} ms, first acknowledgement after {ack_ms:.0f} ms")
             out.append((leader_ms, ack_ms))
         prod.stop()
         return out, len(prod.failed)
@@ -65,19 +82,21 @@ def run(troupe, session_ms, trials):
 
 def main():
     troupe = os.path.abspath(sys.argv[1])
-    sessions = [int(x) for x in (sys.argv[2] if len(sys.argv) > 2 else "3000,6000,10000").split(",")]
-    trials = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+    trials = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    faults = (sys.argv[3] if len(sys.argv) > 3 else "kill9,sigstop").split(",")
     rows = []
-    for s in sessions:
-        results, failed = run(troupe, s, trials)
-        leaders = [r[0] for r in results]
-        acks = [r[1] for r in results]
-        rows.append((s, trials, statistics.median(leaders), statistics.median(acks), max(acks), failed))
+    for fault in faults:
+        for name, props in SETTINGS:
+            results, failed = run(troupe, props, fault, trials)
+            leaders = [r[0] for r in results]
+            acks = [r[1] for r in results]
+            rows.append((fault, name, trials, statistics.median(leaders), max(leaders), statistics.median(acks), max(acks), failed))
     print()
-    print("| zookeeper.session.timeout.ms | trials | kill -9 → new leader in ZooKeeper, median (ms) | kill -9 → first ack by the new leader, median (ms) | max (ms) | median − session timeout (ms) | failed records |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    for s, n, leader, ack, worst, failed in rows:
-        print(f"| {s} | {n} | {leader:,.0f} | {ack:,.0f} | {worst:,.0f} | {ack - s:,.0f} | {failed} |")
+    print(f"| fault | broker.heartbeat.interval.ms / broker.session.timeout.ms | trials | → new leader in ZooKeeper, median / max (ms) | → first ack by the new leader, median / max (ms) | failed records |")
+    print("|---|---|---:|---:|---:|---:|")
+    for fault, name, n, leader, leader_max, ack, ack_max, failed in rows:
+        what = "kill -9" if fault == "kill9" else "SIGSTOP"
+        print(f"| {what} | {name} | {n} | {leader:,.0f} / {leader_max:,.0f} | {ack:,.0f} / {ack_max:,.0f} | {failed} |")
 
 
 if __name__ == "__main__":

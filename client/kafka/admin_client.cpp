@@ -508,6 +508,55 @@ admin_client::create_partitions(const std::string& name, int32_t count) {
   return res.results.front();
 }
 
+// -- partition reassignment (KIP-455) -------------------------------------------
+
+std::map<topic_partition, std::pair<error_code, std::string>>
+admin_client::alter_partition_reassignments(
+  const std::map<topic_partition, std::optional<std::vector<int32_t>>>&
+    targets) {
+  auto& conn = controller();
+  auto v = conn.require_version(wire::api_key::alter_partition_reassignments);
+  wire::alter_partition_reassignments_request req;
+  req.timeout_ms = cfg_.request_timeout_ms;
+  for (auto& [tp, replicas] : targets) {
+    if (req.topics.empty() || req.topics.back().name != tp.topic)
+      req.topics.push_back({tp.topic, {}});
+    req.topics.back().partitions.push_back({tp.partition, replicas});
+  }
+  auto res = TROUPE_KAFKA_CALL(conn, alter_partition_reassignments, req, v);
+  if (res.error != error_code::none)
+    throw client_error(std::string{error_name(res.error)} + ": "
+                       + res.error_message.value_or(""));
+  std::map<topic_partition, std::pair<error_code, std::string>> out;
+  for (auto& t : res.responses)
+    for (auto& p : t.partitions)
+      out[{t.name, p.partition_index}] = {p.error,
+                                          p.error_message.value_or("")};
+  return out;
+}
+
+std::vector<wire::ongoing_topic_reassignment>
+admin_client::list_partition_reassignments(
+  const std::optional<std::vector<topic_partition>>& partitions) {
+  auto& conn = controller();
+  auto v = conn.require_version(wire::api_key::list_partition_reassignments);
+  wire::list_partition_reassignments_request req;
+  req.timeout_ms = cfg_.request_timeout_ms;
+  if (partitions) {
+    req.topics.emplace();
+    for (auto& tp : *partitions) {
+      if (req.topics->empty() || req.topics->back().name != tp.topic)
+        req.topics->push_back({tp.topic, {}});
+      req.topics->back().partition_indexes.push_back(tp.partition);
+    }
+  }
+  auto res = TROUPE_KAFKA_CALL(conn, list_partition_reassignments, req, v);
+  if (res.error != error_code::none)
+    throw client_error(std::string{error_name(res.error)} + ": "
+                       + res.error_message.value_or(""));
+  return res.topics;
+}
+
 // -- configs ------------------------------------------------------------------
 
 namespace {

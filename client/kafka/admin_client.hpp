@@ -152,6 +152,22 @@ public:
   wire::create_partitions_topic_result create_partitions(const std::string& name,
                                                          int32_t count);
 
+  // -- partition reassignment (KIP-455) ---------------------------------------
+
+  /// AlterPartitionReassignments at the controller: `replicas` nullopt
+  /// cancels that partition's reassignment. The request's error is thrown
+  /// as client_error; each partition's answer is returned.
+  std::map<topic_partition, std::pair<error_code, std::string>>
+  alter_partition_reassignments(
+    const std::map<topic_partition, std::optional<std::vector<int32_t>>>&
+      targets);
+
+  /// ListPartitionReassignments at the controller: every ongoing one
+  /// (nullopt) or those of `partitions`.
+  std::vector<wire::ongoing_topic_reassignment> list_partition_reassignments(
+    const std::optional<std::vector<topic_partition>>& partitions =
+      std::nullopt);
+
   // -- configs ----------------------------------------------------------------
 
   wire::describe_configs_result describe_configs(int8_t resource_type,

@@ -57,6 +57,11 @@ constexpr api_info apis[] = {
   {api_key::delete_groups, "DeleteGroups", 0, 2, 2},
   {api_key::elect_leaders, "ElectLeaders", 0, 2, 2},
   {api_key::incremental_alter_configs, "IncrementalAlterConfigs", 0, 1, 1},
+  // Kafka 3.9's v0 (KIP-455), flexible from v0.
+  {api_key::alter_partition_reassignments, "AlterPartitionReassignments", 0,
+   0, 0},
+  {api_key::list_partition_reassignments, "ListPartitionReassignments", 0, 0,
+   0},
   // Never flexible ("flexibleVersions": "none").
   {api_key::offset_delete, "OffsetDelete", 0, 0, 1},
   {api_key::describe_user_scram_credentials, "DescribeUserScramCredentials", 0,
@@ -381,6 +386,10 @@ std::optional<request_body> decode_request_body(reader& in,
       return wrap(decode_create_partitions_request(in, v));
     case api_key::elect_leaders:
       return wrap(decode_elect_leaders_request(in, v));
+    case api_key::alter_partition_reassignments:
+      return wrap(decode_alter_partition_reassignments_request(in, v));
+    case api_key::list_partition_reassignments:
+      return wrap(decode_list_partition_reassignments_request(in, v));
   }
   in.fail("unknown api key " + std::to_string(header.api_key));
   return std::nullopt;

@@ -83,6 +83,8 @@ enum class api_key : int16_t {
   alter_configs = 33,
   describe_log_dirs = 35,
   incremental_alter_configs = 44,
+  alter_partition_reassignments = 45,
+  list_partition_reassignments = 46,
   offset_delete = 47,
   describe_user_scram_credentials = 50,
   alter_user_scram_credentials = 51,
@@ -257,6 +259,8 @@ TROUPE_KAFKA_DECLARE_API(delete_records)
 TROUPE_KAFKA_DECLARE_API(describe_log_dirs)
 TROUPE_KAFKA_DECLARE_API(create_partitions)
 TROUPE_KAFKA_DECLARE_API(elect_leaders)
+TROUPE_KAFKA_DECLARE_API(alter_partition_reassignments)
+TROUPE_KAFKA_DECLARE_API(list_partition_reassignments)
 
 #undef TROUPE_KAFKA_DECLARE_API
 
@@ -279,7 +283,8 @@ using request_body =
                sasl_authenticate_request, delete_groups_request,
                offset_delete_request, delete_records_request,
                describe_log_dirs_request, create_partitions_request,
-               elect_leaders_request>;
+               elect_leaders_request, alter_partition_reassignments_request,
+               list_partition_reassignments_request>;
 
 /// Decodes the body that follows `header` by its API key and version; nullopt
 /// for unknown keys and unsupported versions, except that an ApiVersions

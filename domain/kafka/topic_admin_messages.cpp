@@ -176,11 +176,88 @@ void fields(Io& io, elect_leaders_response& x) {
   io.array(x.replica_election_results);
 }
 
+template <class Io>
+void fields(Io& io, reassignable_partition& x) {
+  io.i32(x.partition_index);
+  io.nullable_array(x.replicas);
+}
+
+template <class Io>
+void fields(Io& io, reassignable_topic& x) {
+  io.string(x.name);
+  io.array(x.partitions);
+}
+
+template <class Io>
+void fields(Io& io, alter_partition_reassignments_request& x) {
+  io.i32(x.timeout_ms);
+  io.array(x.topics);
+}
+
+template <class Io>
+void fields(Io& io, reassignable_partition_response& x) {
+  io.i32(x.partition_index);
+  io.error(x.error);
+  io.nullable_string(x.error_message);
+}
+
+template <class Io>
+void fields(Io& io, reassignable_topic_response& x) {
+  io.string(x.name);
+  io.array(x.partitions);
+}
+
+template <class Io>
+void fields(Io& io, alter_partition_reassignments_response& x) {
+  io.i32(x.throttle_time_ms);
+  io.error(x.error);
+  io.nullable_string(x.error_message);
+  io.array(x.responses);
+}
+
+template <class Io>
+void fields(Io& io, list_partition_reassignments_topics& x) {
+  io.string(x.name);
+  io.array(x.partition_indexes);
+}
+
+template <class Io>
+void fields(Io& io, list_partition_reassignments_request& x) {
+  io.i32(x.timeout_ms);
+  io.nullable_array(x.topics);
+}
+
+template <class Io>
+void fields(Io& io, ongoing_partition_reassignment& x) {
+  io.i32(x.partition_index);
+  io.array(x.replicas);
+  io.array(x.adding_replicas);
+  io.array(x.removing_replicas);
+}
+
+template <class Io>
+void fields(Io& io, ongoing_topic_reassignment& x) {
+  io.string(x.name);
+  io.array(x.partitions);
+}
+
+template <class Io>
+void fields(Io& io, list_partition_reassignments_response& x) {
+  io.i32(x.throttle_time_ms);
+  io.error(x.error);
+  io.nullable_string(x.error_message);
+  io.array(x.topics);
+}
+
 } // namespace detail
 
 TROUPE_KAFKA_DEFINE_API(delete_records, api_key::delete_records)
 TROUPE_KAFKA_DEFINE_API(describe_log_dirs, api_key::describe_log_dirs)
 TROUPE_KAFKA_DEFINE_API(create_partitions, api_key::create_partitions)
 TROUPE_KAFKA_DEFINE_API(elect_leaders, api_key::elect_leaders)
+TROUPE_KAFKA_DEFINE_API(alter_partition_reassignments,
+                        api_key::alter_partition_reassignments)
+TROUPE_KAFKA_DEFINE_API(list_partition_reassignments,
+                        api_key::list_partition_reassignments)
 
 } // namespace troupe::wire

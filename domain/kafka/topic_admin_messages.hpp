@@ -147,4 +147,72 @@ struct elect_leaders_response {
   std::vector<elect_leaders_replica_result> replica_election_results{};
 };
 
+// -- AlterPartitionReassignments (45), v0 (flexible) ---------------------------
+
+struct reassignable_partition {
+  int32_t partition_index = 0;
+  /// null: cancel the partition's ongoing reassignment.
+  std::optional<std::vector<int32_t>> replicas{};
+};
+
+struct reassignable_topic {
+  std::string name{};
+  std::vector<reassignable_partition> partitions{};
+};
+
+struct alter_partition_reassignments_request {
+  int32_t timeout_ms = 60000;
+  std::vector<reassignable_topic> topics{};
+};
+
+struct reassignable_partition_response {
+  int32_t partition_index = 0;
+  error_code error = error_code::none;
+  std::optional<std::string> error_message{};
+};
+
+struct reassignable_topic_response {
+  std::string name{};
+  std::vector<reassignable_partition_response> partitions{};
+};
+
+struct alter_partition_reassignments_response {
+  int32_t throttle_time_ms = 0;
+  error_code error = error_code::none;
+  std::optional<std::string> error_message{};
+  std::vector<reassignable_topic_response> responses{};
+};
+
+// -- ListPartitionReassignments (46), v0 (flexible) -----------------------------
+
+struct list_partition_reassignments_topics {
+  std::string name{};
+  std::vector<int32_t> partition_indexes{};
+};
+
+struct list_partition_reassignments_request {
+  int32_t timeout_ms = 60000;
+  /// null: every ongoing reassignment.
+  std::optional<std::vector<list_partition_reassignments_topics>> topics{};
+};
+
+struct ongoing_partition_reassignment {
+  int32_t partition_index = 0;
+  std::vector<int32_t> replicas{};
+  std::vector<int32_t> adding_replicas{};
+  std::vector<int32_t> removing_replicas{};
+};
+
+struct ongoing_topic_reassignment {
+  std::string name{};
+  std::vector<ongoing_partition_reassignment> partitions{};
+};
+
+struct list_partition_reassignments_response {
+  int32_t throttle_time_ms = 0;
+  error_code error = error_code::none;
+  std::optional<std::string> error_message{};
+  std::vector<ongoing_topic_reassignment> topics{};
+};
+
 } // namespace troupe::wire

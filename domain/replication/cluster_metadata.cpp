@@ -13,7 +13,24 @@ bool contains(const std::vector<int32_t>& xs, int32_t x) {
   return std::find(xs.begin(), xs.end(), x) != xs.end();
 }
 
+std::vector<int32_t> minus(const std::vector<int32_t>& xs,
+                           const std::vector<int32_t>& ys) {
+  std::vector<int32_t> out;
+  for (auto x : xs)
+    if (!contains(ys, x))
+      out.push_back(x);
+  return out;
+}
+
 } // namespace
+
+std::vector<int32_t> partition_state::target_replicas() const {
+  return minus(replicas, removing);
+}
+
+std::vector<int32_t> partition_state::original_replicas() const {
+  return minus(replicas, adding);
+}
 
 // -- brokers ---------------------------------------------------------------
 
@@ -301,6 +318,115 @@ void cluster_metadata::set_partition_epoch(const topic_partition& tp,
     i->second[static_cast<size_t>(tp.partition)].partition_epoch = epoch;
 }
 
+// -- partition reassignment (KIP-455) --------------------------------------------
+
+error_code cluster_metadata::reassign(const topic_partition& tp,
+                                      const std::vector<int32_t>& target,
+                                      std::string& message,
+                                      std::vector<partition_change>& changes) {
+  auto t = topics_.find(tp.topic);
+  if (t == topics_.end() || tp.partition < 0
+      || static_cast<size_t>(tp.partition) >= t->second.size()) {
+    message = "Unable to find partition " + tp.topic + "-"
+              + std::to_string(tp.partition) + ".";
+    return error_code::unknown_topic_or_partition;
+  }
+  // The validation of Kafka's ReplicationControlManager
+  // .validateManualPartitionAssignment, in its order and words.
+  if (target.empty()) {
+    message = "The manual partition assignment includes an empty replica "
+              "list.";
+    return error_code::invalid_replica_assignment;
+  }
+  for (size_t i = 0; i < target.size(); ++i)
+    for (size_t j = i + 1; j < target.size(); ++j)
+      if (target[i] == target[j]) {
+        message = "The manual partition assignment includes the broker "
+                  + std::to_string(target[i]) + " more than once.";
+        return error_code::invalid_replica_assignment;
+      }
+  for (auto id : target)
+    if (!brokers_.count(id)) {
+      message = "The manual partition assignment includes broker "
+                + std::to_string(id) + ", but no such broker is registered.";
+      return error_code::invalid_replica_assignment;
+    }
+  auto& p = t->second[static_cast<size_t>(tp.partition)];
+  auto origin = p.original_replicas();
+  if (!p.reassigning() && target == p.replicas)
+    return error_code::none; // nothing to move
+  auto full = target;
+  for (auto id : origin)
+    if (!contains(full, id))
+      full.push_back(id);
+  auto adding = minus(target, origin);
+  auto removing = minus(origin, target);
+  if (full == p.replicas && adding == p.adding && removing == p.removing)
+    return error_code::none; // the same reassignment again
+  p.replicas = std::move(full);
+  p.adding = std::move(adding);
+  p.removing = std::move(removing);
+  // A replica being removed that was being added by the reassignment this
+  // one replaces leaves the ISR now (it is not an original replica).
+  p.isr.erase(std::remove_if(p.isr.begin(), p.isr.end(),
+                             [&](int32_t id) { return !contains(p.replicas, id); }),
+              p.isr.end());
+  ++p.leader_epoch;
+  ++p.partition_epoch;
+  changes.push_back({tp, p});
+  complete_reassignments(changes);
+  return error_code::none;
+}
+
+error_code
+cluster_metadata::cancel_reassignment(const topic_partition& tp,
+                                      std::vector<partition_change>& changes) {
+  auto p = partition(tp);
+  if (!p)
+    return error_code::unknown_topic_or_partition;
+  if (!p->reassigning())
+    return error_code::no_reassignment_in_progress;
+  std::string ignored;
+  return reassign(tp, p->original_replicas(), ignored, changes);
+}
+
+bool cluster_metadata::complete_reassignments(
+  std::vector<partition_change>& changes) {
+  bool any = false;
+  for (auto& [topic, partitions] : topics_) {
+    for (size_t i = 0; i < partitions.size(); ++i) {
+      auto& p = partitions[i];
+      if (!p.reassigning())
+        continue;
+      auto target = p.target_replicas();
+      bool caught_up = std::all_of(target.begin(), target.end(), [&](int32_t id) {
+        return contains(p.isr, id);
+      });
+      if (!caught_up)
+        continue;
+      // Kafka's ReassignPartitionLeaderElectionStrategy: the first target
+      // replica that is alive and in the ISR, unless the leader is one.
+      if (!contains(target, p.leader) || !is_alive(p.leader)) {
+        auto next = std::find_if(target.begin(), target.end(), [&](int32_t id) {
+          return is_alive(id) && contains(p.isr, id);
+        });
+        if (next == target.end())
+          continue; // no target replica can lead yet: wait
+        p.leader = *next;
+      }
+      p.isr = minus(p.isr, p.removing);
+      p.replicas = std::move(target);
+      p.adding.clear();
+      p.removing.clear();
+      ++p.leader_epoch;
+      ++p.partition_epoch;
+      changes.push_back({{topic, static_cast<int32_t>(i)}, p});
+      any = true;
+    }
+  }
+  return any;
+}
+
 void cluster_metadata::sync_liveness(const std::vector<int32_t>& registered,
                                      bool unclean) {
   std::vector<int32_t> known;
@@ -318,6 +444,46 @@ void cluster_metadata::sync_liveness(const std::vector<int32_t>& registered,
   for (auto id : registered)
     if (!is_alive(id))
       broker_started(id, unclean);
+}
+
+std::vector<topic_partition>
+imbalanced_partitions(const cluster_metadata& m, int32_t percentage,
+                      const std::set<std::string>& skip) {
+  // Per preferred broker: how many partitions prefer it, and those it does
+  // not lead.
+  struct preferred_of {
+    size_t total = 0;
+    std::vector<topic_partition> not_led;
+  };
+  std::map<int32_t, preferred_of> by_broker;
+  for (auto& [topic, partitions] : m.topics()) {
+    if (skip.count(topic))
+      continue;
+    for (size_t i = 0; i < partitions.size(); ++i) {
+      auto& p = partitions[i];
+      if (p.replicas.empty())
+        continue;
+      auto& b = by_broker[p.replicas.front()];
+      ++b.total;
+      if (p.leader != p.replicas.front())
+        b.not_led.push_back({topic, static_cast<int32_t>(i)});
+    }
+  }
+  std::vector<topic_partition> out;
+  for (auto& [broker, b] : by_broker) {
+    auto ratio = static_cast<double>(b.not_led.size())
+                 / static_cast<double>(b.total);
+    if (ratio <= static_cast<double>(percentage) / 100.0)
+      continue;
+    if (!m.is_alive(broker))
+      continue;
+    for (auto& tp : b.not_led) {
+      auto p = m.partition(tp);
+      if (p && contains(p->isr, broker))
+        out.push_back(tp);
+    }
+  }
+  return out;
 }
 
 std::vector<topic_partition> changed_partitions(const cluster_metadata& before,

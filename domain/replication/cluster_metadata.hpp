@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,11 +31,26 @@ struct partition_state {
   /// Bumped on every change (ZooKeeper's znode version), so that a stale
   /// ISR change is refused.
   int32_t partition_epoch = 0;
+  /// During a reassignment (KIP-455, Kafka's ReplicaAssignment):
+  /// `replicas` is the target followed by the original replicas not in it;
+  /// `adding` are the target's replicas the original lacks, `removing` the
+  /// original's the target lacks. Both empty otherwise.
+  std::vector<int32_t> adding{};
+  std::vector<int32_t> removing{};
+
+  bool reassigning() const noexcept {
+    return !adding.empty() || !removing.empty();
+  }
+  /// The replicas a reassignment moves to (all of them when none runs).
+  std::vector<int32_t> target_replicas() const;
+  /// The replicas before the reassignment (all of them when none runs).
+  std::vector<int32_t> original_replicas() const;
 
   friend bool operator==(const partition_state& x, const partition_state& y) {
     return x.replicas == y.replicas && x.leader == y.leader
            && x.leader_epoch == y.leader_epoch && x.isr == y.isr
-           && x.partition_epoch == y.partition_epoch;
+           && x.partition_epoch == y.partition_epoch && x.adding == y.adding
+           && x.removing == y.removing;
   }
 };
 
@@ -219,6 +235,35 @@ public:
                        int32_t leader_epoch, int32_t partition_epoch,
                        const std::vector<int32_t>& isr);
 
+  // -- partition reassignment (KIP-455) ------------------------------------
+
+  /// AlterPartitionReassignments of one partition to `target` (Kafka's
+  /// ReplicaAssignment.reassignTo and the controller's first step): the
+  /// replicas become the target followed by the original replicas not in
+  /// it, with the adding and removing sets, and the leader epoch goes up so
+  /// that every replica hears of it. A reassignment already running is
+  /// replaced; its original replicas stay the original. Refused with
+  /// UNKNOWN_TOPIC_OR_PARTITION, or INVALID_REPLICA_ASSIGNMENT for an
+  /// empty or duplicate list or an unknown broker (`message` says which).
+  /// A target the partition already has changes nothing. Then complete()
+  /// runs, as Kafka checks at once whether the target is in the ISR.
+  error_code reassign(const topic_partition& tp,
+                      const std::vector<int32_t>& target, std::string& message,
+                      std::vector<partition_change>& changes);
+
+  /// AlterPartitionReassignments with null replicas: back to the original
+  /// replicas (a reassignment to them). NO_REASSIGNMENT_IN_PROGRESS when
+  /// none runs.
+  error_code cancel_reassignment(const topic_partition& tp,
+                                 std::vector<partition_change>& changes);
+
+  /// Every reassignment whose target replicas are all in the ISR completes
+  /// (Kafka's onPartitionReassignment, steps B3-B8): the replicas become the
+  /// target, the removed ones leave the ISR, the leader moves to the first
+  /// live target replica in the ISR when it is not a target replica itself,
+  /// and the leader epoch goes up. Returns whether any completed.
+  bool complete_reassignments(std::vector<partition_change>& changes);
+
   /// Brings liveness in line with the brokers that are registered (a
   /// cluster's /brokers/ids): each broker gone is handled as broker_stopped,
   /// each one back as broker_started.
@@ -240,6 +285,17 @@ private:
   uuid cluster_id_;
   int64_t next_producer_id_ = 0;
 };
+
+/// Kafka's KafkaController.checkAndTriggerAutoLeaderRebalance: for every
+/// broker that is the preferred replica (the first of the assignment) of
+/// some partitions, the share of those it does not lead; where that share
+/// is above `percentage` / 100, each of them whose preferred replica is
+/// alive and in the ISR, so a PREFERRED election can move it back. The
+/// partitions of `skip` (topics being deleted) are left out, as Kafka
+/// leaves out topics queued for deletion.
+std::vector<topic_partition>
+imbalanced_partitions(const cluster_metadata& m, int32_t percentage,
+                      const std::set<std::string>& skip = {});
 
 /// Partitions whose state differs between two versions of the metadata, or
 /// that only `after` has.

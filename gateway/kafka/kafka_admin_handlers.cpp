@@ -872,4 +872,102 @@ void serve_elect_leaders(kafka_session_ptr self, const wire::request_header& h,
       });
 }
 
+// -- AlterPartitionReassignments (45), ListPartitionReassignments (46) -------------
+
+void serve_alter_partition_reassignments(
+  kafka_session_ptr self, const wire::request_header& h,
+  wire::alter_partition_reassignments_request& req, kafka_reply_fn reply) {
+  // Kafka's handleAlterPartitionReassignmentsRequest: ALTER on the CLUSTER,
+  // else the whole answer is CLUSTER_AUTHORIZATION_FAILED.
+  auto answer = [h, reply](wire::alter_partition_reassignments_response res) {
+    reply(frame(h, res, wire::encode_alter_partition_reassignments_response));
+  };
+  auto top_level = [answer](error_code e, std::string message) {
+    wire::alter_partition_reassignments_response res;
+    res.error = e;
+    res.error_message = std::move(message);
+    answer(std::move(res));
+  };
+  if (!authorizer_of(self).cluster(acl_operation::alter)) {
+    top_level(error_code::cluster_authorization_failed,
+              "Cluster authorization failed.");
+    return;
+  }
+  alter_partition_reassignments_request out;
+  out.timeout_ms = req.timeout_ms;
+  for (auto& t : req.topics)
+    for (auto& p : t.partitions)
+      out.partitions.push_back(
+        {{t.name, p.partition_index}, !p.replicas.has_value(),
+         p.replicas ? *p.replicas : std::vector<int32_t>{}});
+  self->request(self->state.ctx.broker, edge_request_timeout, std::move(out))
+    .then(
+      [answer](alter_partition_reassignments_response& res) {
+        wire::alter_partition_reassignments_response out;
+        out.error = res.error;
+        out.error_message = null_if_empty(res.message);
+        std::map<std::string, size_t> index;
+        for (auto& r : res.results) {
+          auto [i, added] =
+            index.emplace(r.partition.topic, out.responses.size());
+          if (added)
+            out.responses.push_back({r.partition.topic, {}});
+          out.responses[i->second].partitions.push_back(
+            {r.partition.partition, r.error, null_if_empty(r.message)});
+        }
+        answer(std::move(out));
+      },
+      [top_level](caf::error& err) {
+        top_level(error_code::request_timed_out, caf::to_string(err));
+      });
+}
+
+void serve_list_partition_reassignments(
+  kafka_session_ptr self, const wire::request_header& h,
+  wire::list_partition_reassignments_request& req, kafka_reply_fn reply) {
+  // Kafka's handleListPartitionReassignmentsRequest: DESCRIBE on the
+  // CLUSTER. Null topics list every ongoing reassignment; partitions named
+  // that do not move are left out.
+  auto answer = [h, reply](wire::list_partition_reassignments_response res) {
+    reply(frame(h, res, wire::encode_list_partition_reassignments_response));
+  };
+  auto top_level = [answer](error_code e, std::string message) {
+    wire::list_partition_reassignments_response res;
+    res.error = e;
+    res.error_message = std::move(message);
+    answer(std::move(res));
+  };
+  if (!authorizer_of(self).cluster(acl_operation::describe)) {
+    top_level(error_code::cluster_authorization_failed,
+              "Cluster authorization failed.");
+    return;
+  }
+  list_partition_reassignments_request out;
+  out.timeout_ms = req.timeout_ms;
+  out.all_partitions = !req.topics.has_value();
+  if (req.topics)
+    for (auto& t : *req.topics)
+      for (auto p : t.partition_indexes)
+        out.partitions.push_back({t.name, p});
+  self->request(self->state.ctx.broker, edge_request_timeout, std::move(out))
+    .then(
+      [answer](list_partition_reassignments_response& res) {
+        wire::list_partition_reassignments_response out;
+        out.error = res.error;
+        out.error_message = null_if_empty(res.message);
+        std::map<std::string, size_t> index;
+        for (auto& r : res.partitions) {
+          auto [i, added] = index.emplace(r.partition.topic, out.topics.size());
+          if (added)
+            out.topics.push_back({r.partition.topic, {}});
+          out.topics[i->second].partitions.push_back(
+            {r.partition.partition, r.replicas, r.adding, r.removing});
+        }
+        answer(std::move(out));
+      },
+      [top_level](caf::error& err) {
+        top_level(error_code::request_timed_out, caf::to_string(err));
+      });
+}
+
 } // namespace troupe::kafka_handlers

@@ -266,6 +266,16 @@ void serve_elect_leaders(kafka_session_ptr self, const wire::request_header& h,
                          wire::elect_leaders_request& req,
                          kafka_reply_fn reply);
 
+/// AlterPartitionReassignments (45) and ListPartitionReassignments (46),
+/// KIP-455: ALTER, resp. DESCRIBE, on the CLUSTER; the controller moves
+/// the replicas (docs/ARCHITECTURE.md §7).
+void serve_alter_partition_reassignments(
+  kafka_session_ptr self, const wire::request_header& h,
+  wire::alter_partition_reassignments_request& req, kafka_reply_fn reply);
+void serve_list_partition_reassignments(
+  kafka_session_ptr self, const wire::request_header& h,
+  wire::list_partition_reassignments_request& req, kafka_reply_fn reply);
+
 } // namespace kafka_handlers
 
 } // namespace troupe

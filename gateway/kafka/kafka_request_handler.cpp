@@ -161,6 +161,14 @@ struct handler {
     serve_elect_leaders(self, header, req, std::move(reply));
   }
 
+  void operator()(wire::alter_partition_reassignments_request& req) {
+    serve_alter_partition_reassignments(self, header, req, std::move(reply));
+  }
+
+  void operator()(wire::list_partition_reassignments_request& req) {
+    serve_list_partition_reassignments(self, header, req, std::move(reply));
+  }
+
   kafka_auth::request_authorizer authorizer() const {
     return {self->state.ctx.security, self->state.identity};
   }

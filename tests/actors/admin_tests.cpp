@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -150,4 +151,58 @@ TEST_CASE("producer ids come in blocks from the controller, never twice, "
                                                  init_producer_id_request{});
   REQUIRE(again.ready());
   CHECK(again.get().producer_id > *seen.rbegin());
+}
+
+TEST_CASE("a reassignment on the embedded node adds the new replica, completes "
+          "once it is in the ISR, moves leadership off the removed replica and "
+          "deletes its log") {
+  admin_fixture fx;
+  auto created = fx.ask<create_topics_response>(
+    fx.node.controller, create_topics_request{{{"moving", 1, 2}}});
+  REQUIRE(created.get().topics.at(0).error == error_code::none);
+  fx.advance(200, 10);
+  auto before = fx.describe("moving").partition_states.at(0);
+  REQUIRE(before.replicas.size() == 2);
+  REQUIRE(before.leader == before.replicas[0]);
+  REQUIRE(fx.log_dir_exists(before.replicas[0], "moving-0"));
+  // Brokers 0, 1 and 2: onto the one that holds no replica, keeping the
+  // follower; the leader leaves.
+  int32_t outside = 3 - before.replicas[0] - before.replicas[1];
+  std::vector<int32_t> target{outside, before.replicas[1]};
+  auto res = fx.ask<alter_partition_reassignments_response>(
+    fx.node.brokers.at(0),
+    alter_partition_reassignments_request{30000,
+                                          {{{"moving", 0}, false, target}}});
+  REQUIRE(res.get().results.size() == 1);
+  REQUIRE(res.get().results.at(0).error == error_code::none);
+  for (int i = 0; i < 100 && fx.describe("moving").partition_states.at(0).replicas
+                               != target;
+       ++i)
+    fx.advance(200, 10);
+  auto after = fx.describe("moving").partition_states.at(0);
+  CHECK(after.replicas == target);
+  CHECK(after.leader == outside); // the first target replica in the ISR
+  auto isr = after.isr;
+  std::sort(isr.begin(), isr.end());
+  auto want = target;
+  std::sort(want.begin(), want.end());
+  CHECK(isr == want);
+  CHECK(after.leader_epoch > before.leader_epoch);
+  fx.advance(200, 10);
+  CHECK_FALSE(fx.log_dir_exists(before.replicas[0], "moving-0"));
+  CHECK(fx.log_dir_exists(outside, "moving-0"));
+  auto none = fx.ask<list_partition_reassignments_response>(
+    fx.node.brokers.at(1), list_partition_reassignments_request{});
+  CHECK(none.get().partitions.empty());
+  // A cancel of a partition that no longer moves, and a broker that does
+  // not exist, get Kafka's errors.
+  auto refused = fx.ask<alter_partition_reassignments_response>(
+    fx.node.brokers.at(0),
+    alter_partition_reassignments_request{
+      30000, {{{"moving", 0}, true, {}}, {{"moving", 0}, false, {0, 9}}}});
+  REQUIRE(refused.get().results.size() == 2);
+  CHECK(refused.get().results[0].error
+        == error_code::no_reassignment_in_progress);
+  CHECK(refused.get().results[1].error
+        == error_code::invalid_replica_assignment);
 }

@@ -220,6 +220,7 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     node_info_request{}, node_info{2, some_actor},
     cluster_tick{cluster_tick::kind::connect_peer, 5, 2},
     cluster_parts{some_actor, some_actor},
+    broker_heartbeat{2, 1700000000000}, broker_heartbeat_response{4, true},
     consumer_assign{{{"t", 0}, {"t", 2}}},
     consumer_seek{{{{"t", 0}, 42}, {{"t", 2}, position_earliest}}},
     consumer_positions_request{},
@@ -287,7 +288,21 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     delete_records_response{error_code::none, 42},
     describe_log_dirs_request{false, {{"t", 0}}},
     describe_log_dirs_response{
-      {{"/tmp/x", error_code::none, {{{"t", 0}, 1024, 0}}, 1 << 20, 1 << 19}}});
+      {{"/tmp/x", error_code::none, {{{"t", 0}, 1024, 0}}, 1 << 20, 1 << 19}}},
+    reassignment_target{{"t", 1}, false, {4, 1, 2}},
+    alter_partition_reassignments_request{
+      30000, {{{"t", 0}, false, {1, 2, 4}}, {{"t", 1}, true, {}}}},
+    reassignment_result{{"t", 2}, error_code::invalid_replica_assignment,
+                        "no such broker"},
+    alter_partition_reassignments_response{
+      error_code::none,
+      "",
+      {{{"t", 0}, error_code::none, ""},
+       {{"t", 1}, error_code::no_reassignment_in_progress, "none"}}},
+    list_partition_reassignments_request{60000, false, {{"t", 0}}},
+    ongoing_reassignment{{"t", 0}, {1, 2, 4, 3}, {4}, {3}},
+    list_partition_reassignments_response{
+      error_code::none, "", {{{"t", 0}, {1, 2, 4, 3}, {4}, {3}}}});
 }
 
 } // namespace troupe::test

@@ -21,7 +21,7 @@ foreach(_case IN ITEMS
     "zookeeper-lost|170|nodes that lose ZooKeeper keep serving until their session expires, then step down, they register again when it returns"
     "duplicate-broker-id|110|a second node with a registered broker.id refuses to start"
     "unusable-log-dir|80|a node whose log directory is unusable reports it and does not join"
-    "network-partition|200|a node cut off from the others but not from ZooKeeper keeps its leaderships, acknowledges nothing it cannot replicate, loses nothing and converges after healing"
+    "network-partition|200|a leader cut off from the other nodes but not from ZooKeeper is fenced and its leaderships move, its own client's acks=all produce is never acknowledged while the cut lasts, nothing is lost and it converges after healing"
     "large-create-topics|170|a CreateTopics of 8,000 partitions, larger than ZooKeeper's request limit, creates every topic whole under the same controller"
     "zookeeper-stall|170|a controller whose ZooKeeper write fails while ZooKeeper stalls short of the session timeout takes over again, the cluster keeps an active controller"
     "idempotent-producers|140|idempotent producers on every node get producer ids from the controller's block in ZooKeeper and every record once"
@@ -35,6 +35,53 @@ foreach(_case IN ITEMS
   set_tests_properties("cluster: ${_what}" PROPERTIES
     TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
 endforeach()
+
+# Broker liveness over the node links (KIP-631 heartbeats, fencing) and
+# preferred leaders (auto.leader.rebalance.enable), with ZooKeeper's session
+# at Kafka's 18 s so that only fencing can explain what is seen
+# (tests/cluster/liveness_test.py; cluster/broker_liveness.cpp,
+# cluster/leader_balance.cpp).
+set(_lt ${CMAKE_SOURCE_DIR}/tests/cluster/liveness_test.py)
+foreach(_case IN ITEMS
+    "kill9-failover|140|kill -9 of a leader's node: the controller fences it when its node link closes and acks=all produce resumes on the new leader long before its ZooKeeper session expires"
+    "sigstop-fenced|170|a SIGSTOPped leader is fenced after broker.session.timeout.ms while registered, acknowledges nothing while stopped, and after SIGCONT is unfenced and back in every ISR"
+    "preferred-leader-return|170|a restarted node gets its preferred leaderships back within the leader imbalance check, with leader epoch + 1"
+    "leader-rebalance-disabled|140|with auto.leader.rebalance.enable=false a restarted node's preferred leaderships stay where they failed over")
+  string(REPLACE "|" ";" _fields "${_case}")
+  list(GET _fields 0 _name)
+  list(GET _fields 1 _timeout)
+  list(GET _fields 2 _what)
+  add_test(NAME "cluster: ${_what}"
+           COMMAND ${TROUPE_DEBIAN_PYTHON3} ${_lt} $<TARGET_FILE:troupe> ${_name})
+  set_tests_properties("cluster: ${_what}" PROPERTIES
+    TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
+endforeach()
+
+# Partition reassignment (KIP-455) with `troupe reassign`
+# (tests/cluster/reassignment_test.py; cluster/reassignment.cpp,
+# app/tools/reassign_tool.cpp).
+set(_rt ${CMAKE_SOURCE_DIR}/tests/cluster/reassignment_test.py)
+foreach(_case IN ITEMS
+    "onto-new-node|200|a topic reassigned onto a fourth node with troupe reassign --balance and --execute while a producer and a consumer group run: --verify reports completion, the removed replicas are deleted, nothing acknowledged is lost and the group does not rebalance"
+    "bad-plans|110|troupe reassign refuses an unknown broker with INVALID_REPLICA_ASSIGNMENT, an unknown partition, a malformed plan and two actions, and --generate places a topic over a broker list")
+  string(REPLACE "|" ";" _fields "${_case}")
+  list(GET _fields 0 _name)
+  list(GET _fields 1 _timeout)
+  list(GET _fields 2 _what)
+  add_test(NAME "cluster: ${_what}"
+           COMMAND ${TROUPE_DEBIAN_PYTHON3} ${_rt} $<TARGET_FILE:troupe> ${_name})
+  set_tests_properties("cluster: ${_what}" PROPERTIES
+    TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
+endforeach()
+
+# The fault-injection checker's short run (tests/cluster/nemesis.py, seeded:
+# the same faults every run; README "Fault injection" has a long one).
+add_test(NAME "cluster: a seeded nemesis (kill -9 of nodes, the controller and the coordinator, SIGSTOP, a ZooKeeper restart) under idempotent producers and a consumer group finds no lost, duplicated or inconsistent record"
+         COMMAND ${TROUPE_DEBIAN_PYTHON3}
+                 ${CMAKE_SOURCE_DIR}/tests/cluster/nemesis.py
+                 $<TARGET_FILE:troupe> --seed 23 --seconds 45)
+set_tests_properties("cluster: a seeded nemesis (kill -9 of nodes, the controller and the coordinator, SIGSTOP, a ZooKeeper restart) under idempotent producers and a consumer group finds no lost, duplicated or inconsistent record"
+  PROPERTIES TIMEOUT 330 RUN_SERIAL TRUE LABELS cluster)
 
 # Per-topic configs across the cluster: CreateTopics' configs in
 # /config/topics, IncrementalAlterConfigs applied by every node.

@@ -221,3 +221,189 @@ TEST_CASE("a broker only named in a replica list counts as alive until the "
   CHECK(m.partition({"t", 0})->leader == 5);
   CHECK(m.partition({"t", 0})->isr == v({5}));
 }
+
+TEST_CASE("auto leader rebalance: a broker leading none of its preferred "
+          "partitions is over leader.imbalance.per.broker.percentage and gets "
+          "them back once in the ISR") {
+  auto m = with_brokers(3);
+  m.create_topic("t", 6, 3); // broker b is preferred for partitions b, b+3
+  m.sync_liveness({0, 1}, false); // broker 2 fails over
+  CHECK(imbalanced_partitions(m, 10).empty()); // 2 is not alive
+  m.sync_liveness({0, 1, 2}, false);
+  // Back, but not yet in any ISR (its replicas have to catch up first).
+  CHECK(imbalanced_partitions(m, 10).empty());
+  for (int p : {2, 5}) {
+    auto s = *m.partition({"t", p});
+    REQUIRE(s.leader != 2);
+    REQUIRE(m.alter_isr({"t", p}, s.leader, s.leader_epoch, s.partition_epoch,
+                        v({0, 1, 2}))
+            == error_code::none);
+  }
+  auto moving = imbalanced_partitions(m, 10);
+  std::sort(moving.begin(), moving.end());
+  CHECK(moving == std::vector<topic_partition>{{"t", 2}, {"t", 5}});
+  std::vector<partition_change> elected;
+  for (auto& tp : moving)
+    CHECK(m.elect_preferred(tp, elected) == error_code::none);
+  CHECK(m.partition({"t", 2})->leader == 2);
+  CHECK(imbalanced_partitions(m, 10).empty());
+}
+
+TEST_CASE("auto leader rebalance: an imbalance at or under the percentage "
+          "moves nothing, and topics being deleted are left out") {
+  auto m = with_brokers(2);
+  m.create_topic("t", 4, 2); // broker 0 prefers t-0 and t-2
+  m.sync_liveness({1}, false);
+  m.sync_liveness({0, 1}, false);
+  for (int p : {0, 2}) {
+    auto q = *m.partition({"t", p});
+    REQUIRE(q.leader == 1); // failed over and stayed
+    REQUIRE(m.alter_isr({"t", p}, 1, q.leader_epoch, q.partition_epoch,
+                        v({1, 0}))
+            == error_code::none);
+  }
+  // Broker 0 leads none of its 2 preferred partitions: 100 %.
+  CHECK(imbalanced_partitions(m, 100).empty()); // "above", never at
+  CHECK(imbalanced_partitions(m, 99).size() == 2);
+  CHECK(imbalanced_partitions(m, 99, {"t"}).empty());
+  // Broker 1 leads all of its own: it is never a candidate.
+  for (auto& tp : imbalanced_partitions(m, 0))
+    CHECK(m.partition(tp)->replicas.front() == 0);
+}
+
+// -- partition reassignment (KIP-455) ---------------------------------------------
+
+namespace {
+
+/// The leader adds `id` to the ISR of `tp`, as its AlterIsr would once the
+/// new replica caught up.
+void catch_up(cluster_metadata& m, const topic_partition& tp, int32_t id) {
+  auto s = *m.partition(tp);
+  auto isr = s.isr;
+  isr.push_back(id);
+  REQUIRE(m.alter_isr(tp, s.leader, s.leader_epoch, s.partition_epoch, isr)
+          == error_code::none);
+}
+
+} // namespace
+
+TEST_CASE("a reassignment adds the target replicas first, completes once they "
+          "are in the ISR, moves leadership off a removed leader and drops "
+          "the removed replicas") {
+  auto m = with_brokers(4);
+  m.create_topic("t", 1, 3); // replicas {0, 1, 2}, leader 0
+  std::string message;
+  std::vector<partition_change> changes;
+  auto before = *m.partition({"t", 0});
+  REQUIRE(m.reassign({"t", 0}, {1, 2, 3}, message, changes)
+          == error_code::none);
+  auto moving = *m.partition({"t", 0});
+  // Kafka's ReplicaAssignment: the target, then the original replicas not in
+  // it; the leader stays and every replica hears of the new set.
+  CHECK(moving.replicas == v({1, 2, 3, 0}));
+  CHECK(moving.adding == v({3}));
+  CHECK(moving.removing == v({0}));
+  CHECK(moving.leader == 0);
+  CHECK(moving.isr == v({0, 1, 2}));
+  CHECK(moving.leader_epoch == before.leader_epoch + 1);
+  CHECK(moving.target_replicas() == v({1, 2, 3}));
+  // Kafka's originReplicas (replicas diff addingReplicas): the original
+  // set, in the order the moving replica list holds it.
+  CHECK(moving.original_replicas() == v({1, 2, 0}));
+  CHECK_FALSE(m.complete_reassignments(changes)); // 3 is not in the ISR yet
+  catch_up(m, {"t", 0}, 3);
+  changes.clear();
+  CHECK(m.complete_reassignments(changes));
+  auto done = *m.partition({"t", 0});
+  CHECK(done.replicas == v({1, 2, 3}));
+  CHECK_FALSE(done.reassigning());
+  CHECK(done.leader == 1); // the first target replica in the ISR
+  CHECK(done.isr == v({1, 2, 3}));
+  CHECK(done.leader_epoch == moving.leader_epoch + 1);
+  CHECK(changes.size() == 1);
+}
+
+TEST_CASE("a reassignment whose target is already in the ISR completes at once "
+          "and keeps a leader that stays a replica") {
+  auto m = with_brokers(3);
+  m.create_topic("t", 1, 3); // {0, 1, 2}
+  std::string message;
+  std::vector<partition_change> changes;
+  REQUIRE(m.reassign({"t", 0}, {0, 1}, message, changes) == error_code::none);
+  auto p = *m.partition({"t", 0});
+  CHECK(p.replicas == v({0, 1}));
+  CHECK(p.isr == v({0, 1}));
+  CHECK(p.leader == 0);
+  CHECK_FALSE(p.reassigning());
+  // The same replicas again: nothing to do, no new epoch.
+  changes.clear();
+  REQUIRE(m.reassign({"t", 0}, {0, 1}, message, changes) == error_code::none);
+  CHECK(changes.empty());
+  CHECK(m.partition({"t", 0})->leader_epoch == p.leader_epoch);
+}
+
+TEST_CASE("a reassignment is refused with Kafka's errors: unknown partition, "
+          "empty or duplicate replicas, an unknown broker") {
+  auto m = with_brokers(3);
+  m.create_topic("t", 1, 3);
+  std::string message;
+  std::vector<partition_change> changes;
+  CHECK(m.reassign({"t", 1}, {0}, message, changes)
+        == error_code::unknown_topic_or_partition);
+  CHECK(m.reassign({"u", 0}, {0}, message, changes)
+        == error_code::unknown_topic_or_partition);
+  CHECK(m.reassign({"t", 0}, {}, message, changes)
+        == error_code::invalid_replica_assignment);
+  CHECK(message.find("empty replica list") != std::string::npos);
+  CHECK(m.reassign({"t", 0}, {0, 1, 0}, message, changes)
+        == error_code::invalid_replica_assignment);
+  CHECK(m.reassign({"t", 0}, {0, 7}, message, changes)
+        == error_code::invalid_replica_assignment);
+  CHECK(message.find("broker 7") != std::string::npos);
+  CHECK(changes.empty());
+  CHECK(m.cancel_reassignment({"t", 0}, changes)
+        == error_code::no_reassignment_in_progress);
+}
+
+TEST_CASE("a reassignment replaced by another keeps the original replicas, "
+          "drops the replicas it no longer adds from the ISR, and a cancel "
+          "goes back to the original") {
+  auto m = with_brokers(6);
+  m.create_topic("t", 1, 3, 0); // {0, 1, 2}
+  std::string message;
+  std::vector<partition_change> changes;
+  REQUIRE(m.reassign({"t", 0}, {3, 4, 5}, message, changes)
+          == error_code::none);
+  catch_up(m, {"t", 0}, 4);
+  REQUIRE(m.reassign({"t", 0}, {0, 1, 3}, message, changes)
+          == error_code::none);
+  auto p = *m.partition({"t", 0});
+  // The original is still {0, 1, 2}: 3 is being added, 2 removed; 4 and 5
+  // are no replicas any more, and 4 left the ISR.
+  CHECK(p.replicas == v({0, 1, 3, 2}));
+  CHECK(p.adding == v({3}));
+  CHECK(p.removing == v({2}));
+  CHECK(p.isr == v({0, 1, 2}));
+  REQUIRE(m.cancel_reassignment({"t", 0}, changes) == error_code::none);
+  p = *m.partition({"t", 0});
+  CHECK(p.replicas == v({0, 1, 2}));
+  CHECK_FALSE(p.reassigning());
+  CHECK(p.isr == v({0, 1, 2}));
+  CHECK(p.leader == 0);
+}
+
+TEST_CASE("a reassignment waits while no target replica can lead, and a "
+          "stopped broker leaves the ISR of a moving partition as of any "
+          "other") {
+  auto m = with_brokers(4);
+  m.create_topic("t", 1, 2, 0); // {0, 1}
+  std::string message;
+  std::vector<partition_change> changes;
+  REQUIRE(m.reassign({"t", 0}, {2, 3}, message, changes) == error_code::none);
+  catch_up(m, {"t", 0}, 2);
+  m.sync_liveness({0, 1, 3}, false); // broker 2 stops: out of the ISR
+  CHECK(m.partition({"t", 0})->isr == v({0, 1}));
+  changes.clear();
+  CHECK_FALSE(m.complete_reassignments(changes));
+  CHECK(m.partition({"t", 0})->reassigning());
+}

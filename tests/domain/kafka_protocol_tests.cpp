@@ -611,6 +611,8 @@ TEST_CASE("supported versions are Kafka 3.9's for every API from v0, up to "
     {42, "DeleteGroups", 0, 2, 2},
     {43, "ElectLeaders", 0, 2, 2},
     {44, "IncrementalAlterConfigs", 0, 1, 1},
+    {45, "AlterPartitionReassignments", 0, 0, 0},
+    {46, "ListPartitionReassignments", 0, 0, 0},
     {47, "OffsetDelete", 0, 0, 1}, // never flexible
     {50, "DescribeUserScramCredentials", 0, 0, 0},
     {51, "AlterUserScramCredentials", 0, 0, 0},

@@ -220,6 +220,8 @@ inline bool decode_response(troupe::wire::api_key key, int16_t v,
     TROUPE_TEST_RESPONSE(describe_log_dirs)
     TROUPE_TEST_RESPONSE(create_partitions)
     TROUPE_TEST_RESPONSE(elect_leaders)
+    TROUPE_TEST_RESPONSE(alter_partition_reassignments)
+    TROUPE_TEST_RESPONSE(list_partition_reassignments)
   }
 #undef TROUPE_TEST_RESPONSE
   return false;

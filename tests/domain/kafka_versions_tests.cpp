@@ -665,6 +665,43 @@ elect_leaders_response full_elect_leaders_response() {
              {2, error_code::election_not_needed, std::string{"leader"}}}}}};
 }
 
+alter_partition_reassignments_request
+full_alter_partition_reassignments_request() {
+  alter_partition_reassignments_request x;
+  x.timeout_ms = 700;
+  x.topics = {{"orders",
+               {{0, std::vector<int32_t>{4, 1, 2}}, {2, std::nullopt}}}};
+  return x;
+}
+
+alter_partition_reassignments_response
+full_alter_partition_reassignments_response() {
+  return {3,
+          error_code::none,
+          std::nullopt,
+          {{"orders",
+            {{0, error_code::none, std::nullopt},
+             {2, error_code::no_reassignment_in_progress,
+              std::string{"not moving"}}}}}};
+}
+
+list_partition_reassignments_request
+full_list_partition_reassignments_request() {
+  list_partition_reassignments_request x;
+  x.timeout_ms = 600;
+  x.topics =
+    std::vector<list_partition_reassignments_topics>{{"orders", {0, 1}}};
+  return x;
+}
+
+list_partition_reassignments_response
+full_list_partition_reassignments_response() {
+  return {2,
+          error_code::none,
+          std::nullopt,
+          {{"orders", {{0, {4, 1, 2, 3}, {4}, {3}}}}}};
+}
+
 // -- every version ------------------------------------------------------------
 
 struct body_sample {
@@ -817,6 +854,8 @@ std::vector<body_sample> every_api_in_every_version() {
   TROUPE_EVERY_VERSION(describe_log_dirs);
   TROUPE_EVERY_VERSION(create_partitions);
   TROUPE_EVERY_VERSION(elect_leaders);
+  TROUPE_EVERY_VERSION(alter_partition_reassignments);
+  TROUPE_EVERY_VERSION(list_partition_reassignments);
   return out;
 }
 

@@ -1,0 +1,284 @@
+#!/usr/bin/python3
+"""A seeded fault-injection checker over a real cluster of troupe
+processes, after Jepsen's Kafka workload (docs/ARCHITECTURE.md §7):
+
+    nemesis.py TROUPE [--seed N] [--seconds S] [--interval S]
+
+Three nodes and ZooKeeper on loopback; a topic of 4 partitions with
+replication factor 3 and min.insync.replicas=2.
+
+Workload: two idempotent acks=all producers (librdkafka), a classic
+consumer group of two members committing as it goes, a watcher of every
+partition's high watermark, and at the end a reader of every partition.
+
+Faults, drawn from random.Random(seed) (the seed is printed; the same seed
+draws the same faults): kill -9 of a random node, of the controller's node
+and of the group coordinator's node (each restarted a few seconds later),
+SIGSTOP shorter and longer than broker.session.timeout.ms, and a ZooKeeper
+restart.
+
+Checks, each counted as an anomaly:
+- lost: an acknowledged record missing from its partition at its offset;
+- duplicate: a value present twice;
+- inconsistent: one offset read with two values (by the group and the
+  reader);
+- nonmonotonic: a consumer reading a partition it owns at an offset not
+  above the last it read there, within one ownership;
+- double-owner: a partition assigned to two members at once;
+- hw-back: a partition's high watermark seen going backwards.
+
+Prints one summary line (faults by kind, records, anomalies, the longest
+gap between acknowledgements per fault kind) and exits 1 on any anomaly.
+Not covered here yet: network partitions (tests/cluster/cluster_tests.py
+network-partition has one), KIP-848 groups, nodes added and removed.
+"""
+
+import argparse
+import collections
+import os
+import random
+import signal
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from confluent_kafka import Consumer, TopicPartition  # noqa: E402
+
+from cluster_fixture import (  # noqa: E402
+    OFFSETS_TOPIC,
+    Cluster,
+    ProducerLoop,
+    coordinator_partition,
+    log,
+    read_partition,
+    wait_for,
+)
+
+PARTITIONS = 4
+GROUP = "nemesis"
+STOP_SHORT_S = 1.0
+STOP_LONG_S = 3.5  # above broker.session.timeout.ms (2 s), below ZooKeeper's 6 s
+
+
+class Member:
+    """A classic group member that records what it reads and when it owns
+    what (its callbacks run on the polling thread, one member at a time)."""
+
+    def __init__(self, name, bootstrap, topic, owners, anomalies):
+        self.name, self.owners, self.anomalies = name, owners, anomalies
+        self.owned = set()
+        self.last = {}  # partition -> last offset read within this ownership
+        self.reads = []  # (partition, offset, value)
+        self.consumer = Consumer({
+            "bootstrap.servers": bootstrap,
+            "group.id": GROUP,
+            "client.id": name,
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": True,
+            "auto.commit.interval.ms": 500,
+            "session.timeout.ms": 10000,
+            "heartbeat.interval.ms": 1000,
+            "fetch.wait.max.ms": 100,
+            "topic.metadata.refresh.interval.ms": 1000,
+            "socket.connection.setup.timeout.ms": 3000,
+            "log_level": 0,
+        })
+        self.consumer.subscribe([topic], on_assign=self._assign, on_revoke=self._revoke)
+
+    def _assign(self, consumer, partitions):
+        for tp in partitions:
+            holder = self.owners.get(tp.partition)
+            if holder not in (None, self.name):
+                self.anomalies["double-owner"].append(f"{tp.partition} assigned to {self.name} while {holder} owns it")
+            self.owners[tp.partition] = self.name
+            self.owned.add(tp.partition)
+            self.last.pop(tp.partition, None)
+
+    def _revoke(self, consumer, partitions):
+        for tp in partitions:
+            if self.owners.get(tp.partition) == self.name:
+                del self.owners[tp.partition]
+            self.owned.discard(tp.partition)
+
+    def poll(self):
+        msg = self.consumer.poll(0.05)
+        if msg is None or msg.error():
+            return
+        p, o = msg.partition(), msg.offset()
+        if p not in self.owned:
+            self.anomalies["double-owner"].append(f"{self.name} read {p}@{o} without owning it")
+        if p in self.last and o <= self.last[p]:
+            self.anomalies["nonmonotonic"].append(f"{self.name} read {p}@{o} after {p}@{self.last[p]}")
+        self.last[p] = o
+        self.reads.append((p, o, msg.value().decode()))
+
+
+class Watermarks(threading.Thread):
+    """Polls every partition's high watermark (ListOffsets latest)."""
+
+    def __init__(self, bootstrap, topic, anomalies):
+        super().__init__(daemon=True)
+        self.topic, self.anomalies = topic, anomalies
+        self.high = {}
+        self.halt = threading.Event()
+        self.consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "nemesis-watermarks", "log_level": 0, "socket.connection.setup.timeout.ms": 3000})
+
+    def run(self):
+        while not self.halt.is_set():
+            for p in range(PARTITIONS):
+                try:
+                    _, hw = self.consumer.get_watermark_offsets(TopicPartition(self.topic, p), timeout=1, cached=False)
+                except Exception:  # a leader moving: asked again next round
+                    continue
+                if hw < self.high.get(p, -1):
+                    self.anomalies["hw-back"].append(f"{self.topic}-{p} high watermark {self.high[p]} -> {hw}")
+                self.high[p] = max(hw, self.high.get(p, -1))
+            self.halt.wait(0.2)
+
+
+def longest_gap(acks, t0, t1):
+    """The longest stretch in [t0, t1] without any acknowledgement."""
+    times = sorted(a.t for a in acks if t0 <= a.t <= t1)
+    if not times:
+        return t1 - t0
+    edges = [t0] + times + [t1]
+    return max(b - a for a, b in zip(edges, edges[1:]))
+
+
+def run(troupe, seed, seconds, interval):
+    rng = random.Random(seed)
+    log(f"nemesis: seed {seed} (replay: nemesis.py TROUPE --seed {seed} --seconds {seconds})")
+    anomalies = collections.defaultdict(list)
+    faults = []  # (kind, t_start, t_end)
+    with Cluster(troupe, session_timeout_ms=6000, props={"group.initial.rebalance.delay.ms": 0}) as c:
+        c.start(3)
+        topic = c.create_topic("nemesis", PARTITIONS, 3)
+        producers = [ProducerLoop(c.bootstrap(), topic, rate=150, prefix=f"p{i}", conf={"enable.idempotence": True, "message.timeout.ms": 300000, "request.timeout.ms": 5000}) for i in range(2)]
+        for prod in producers:
+            prod.start()
+        owners = {}
+        members = [Member(f"m{i}", c.bootstrap(), topic, owners, anomalies) for i in range(2)]
+        watch = Watermarks(c.bootstrap(), topic, anomalies)
+        watch.start()
+        stop_polling = threading.Event()
+
+        def poll_loop():
+            while not stop_polling.is_set():
+                for m in members:
+                    m.poll()
+
+        poller = threading.Thread(target=poll_loop, daemon=True)
+        poller.start()
+        acked = lambda: [a for prod in producers for a in prod.acked]  # noqa: E731
+        wait_for("acknowledgements before the first fault", lambda: len(acked()) >= 200, 60)
+
+        def restart_later(node, after):
+            time.sleep(after)
+            node.start()
+
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            kind = rng.choice(["kill9", "kill9-controller", "kill9-coordinator", "stop-short", "stop-long", "zookeeper-restart"])
+            down = rng.uniform(1.0, 3.0)
+            live = [n for n in c.nodes if n.alive() and not n.paused]
+            t0 = time.monotonic()
+            if kind.startswith("kill9"):
+                if kind == "kill9-controller":
+                    target = c.controller()
+                elif kind == "kill9-coordinator":
+                    state = c.partition_state(OFFSETS_TOPIC, coordinator_partition(GROUP))
+                    target = state["leader"] if state else None
+                else:
+                    target = rng.choice(live).id
+                node = next((n for n in live if n.id == target), None) or rng.choice(live)
+                node.kill9()
+                restart_later(node, down)
+            elif kind.startswith("stop"):
+                node = rng.choice(live)
+                node.pause()
+                time.sleep(STOP_SHORT_S if kind == "stop-short" else STOP_LONG_S)
+                node.cont()
+            else:
+                port = c.zk_port
+                c.stop_zookeeper()
+                time.sleep(down)
+                c.start_zookeeper(port=port)
+            # The cluster heals before the next fault: every node registered
+            # and every partition of the topic led with a full ISR.
+            c.wait_ready([n.id for n in c.nodes], timeout=90)
+            wait_for("every ISR complete", lambda: c.topic_led(topic, isr_size=3), 90, interval=0.2)
+            t1 = time.monotonic()
+            faults.append((kind, t0, t1))
+            log(f"nemesis: {kind} healed after {t1 - t0:.1f} s")
+            time.sleep(rng.uniform(0.5, interval))
+
+        time.sleep(2)
+        for prod in producers:
+            prod.stop()
+        stop_polling.set()
+        poller.join(timeout=10)
+        watch.halt.set()
+        watch.join(timeout=10)
+
+        # The reader: every partition up to its high watermark.
+        final = {}
+        for p in range(PARTITIONS):
+            final[p] = read_partition(c.leader(topic, p).bootstrap, topic, p, timeout=60)
+        values = collections.Counter(v for recs in final.values() for _, v in recs)
+        at = {(p, o): v for p, recs in final.items() for o, v in recs}
+        for a in acked():
+            if at.get((a.partition, a.offset)) != a.value:
+                anomalies["lost"].append(f"{a.value} acknowledged at {a.partition}@{a.offset}, read {at.get((a.partition, a.offset))}")
+        for v, n in values.items():
+            if n > 1:
+                anomalies["duplicate"].append(f"{v} x{n}")
+        for m in members:
+            for p, o, v in m.reads:
+                if (p, o) in at and at[(p, o)] != v:
+                    anomalies["inconsistent"].append(f"{p}@{o}: {m.name} read {v}, the reader {at[(p, o)]}")
+            m.consumer.close()
+        failed = sum(len(prod.failed) for prod in producers)
+
+        kinds = collections.Counter(k for k, _, _ in faults)
+        gaps = {}
+        for k, t0, t1 in faults:
+            gaps[k] = max(gaps.get(k, 0.0), longest_gap(acked(), t0, t1))
+        counts = {k: len(anomalies[k]) for k in ("lost", "duplicate", "inconsistent", "nonmonotonic", "double-owner", "hw-back")}
+        summary = (
+            f"nemesis: seed {seed}, {len(faults)} faults ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}), "
+            f"{len(acked())} records acknowledged, {sum(len(r) for r in final.values())} read, {failed} failed, "
+            f"anomalies {sum(counts.values())} ({', '.join(f'{k} {n}' for k, n in counts.items())}); "
+            f"longest unavailability: {', '.join(f'{k} {g:.1f} s' for k, g in sorted(gaps.items()))}"
+        )
+        print(summary, flush=True)
+        for k, items in anomalies.items():
+            for item in items[:5]:
+                log(f"anomaly {k}: {item}")
+        return 1 if sum(counts.values()) else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("troupe")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--interval", type=float, default=3.0, help="most seconds between faults")
+    args = ap.parse_args()
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    # A bounded run: past its budget (or on SIGTERM) the exception unwinds
+    # through `with Cluster`, which stops every process by pid.
+    budget = int(args.seconds) + 240
+
+    def on_alarm(signum, frame):
+        raise TimeoutError(f"nemesis ran past its budget of {budget} s")
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.signal(signal.SIGTERM, on_alarm)
+    signal.alarm(budget)
+    return run(os.path.abspath(args.troupe), seed, args.seconds, args.interval)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+#!/usr/bin/python3
+"""Partition reassignment (KIP-455) on a cluster of real processes, driven
+by `troupe reassign` (kafka-reassign-partitions.sh's flags) as a user would:
+
+    reassignment_test.py build/troupe CASE
+
+Each case starts its own ZooKeeper and nodes on free ports
+(tests/cluster/cluster_fixture.py) and stops them by pid however it ends.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from cluster_fixture import (  # noqa: E402
+    Cluster,
+    ProducerLoop,
+    check,
+    check_acknowledged_present,
+    log,
+    main,
+    read_partition,
+    wait_for,
+)
+from cluster_tests import GroupMember  # noqa: E402
+
+FOREVER = float("inf")
+
+
+def reassign(troupe, bootstrap, *args, timeout=60):
+    r = subprocess.run([troupe, "reassign", "--bootstrap-server", bootstrap, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    return r.returncode, r.stdout, r.stderr
+
+
+def proposed_plan(stdout):
+    """The JSON after "Proposed partition reassignment configuration"."""
+    lines = stdout.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("Proposed partition reassignment configuration"):
+            return json.loads(lines[i + 1])
+    raise AssertionError(f"no proposed plan in: {stdout}")
+
+
+def onto_new_node(troupe):
+    """A topic spread onto a fourth node with --balance and --execute while
+    an acks=all producer and a consumer group run: every replica the plan
+    names ends on its broker and in the ISR, --verify reports completion,
+    nothing acknowledged is lost, and the group sees no extra rebalance."""
+    with Cluster(troupe) as c, tempfile.TemporaryDirectory(prefix="troupe-reassign-test-") as tmp:
+        c.start(3)
+        topic = c.create_topic("moving", 6, 3)
+        prod = ProducerLoop(c.bootstrap(), topic, rate=300)
+        prod.start()
+        members = [GroupMember(f"m{i}", c.bootstrap(), "movers", topic) for i in range(2)]
+
+        def poll_all(seconds):
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                for m in members:
+                    m.poll()
+
+        def stable():
+            poll_all(0.5)
+            return sorted(sum((m.assigned for m in members), [])) == list(range(6))
+
+        wait_for("the group to own every partition", stable, 60, interval=0)
+        wait_for("acknowledgements", lambda: len(prod.acked) >= 300, 30)
+        rebalances = [m.rebalances for m in members]
+
+        node4 = c.add_node()
+        node4.start()
+        c.wait_ready([1, 2, 3, 4])
+        poll_all(1)
+        rc, out, err = reassign(troupe, c.bootstrap(), "--balance")
+        check(rc == 0, f"--balance exited {rc}: {err}")
+        plan = proposed_plan(out)
+        on4 = [(p["topic"], p["partition"]) for p in plan["partitions"] if 4 in p["replicas"]]
+        log(f"--balance proposes {len(plan['partitions'])} partitions, {len(on4)} onto broker 4: {out.splitlines()[-2]}")
+        check(on4, f"--balance moves nothing onto broker 4: {out}")
+        check(all(t != "__consumer_offsets" for t, _ in on4), "--balance moved an internal topic")
+        path = os.path.join(tmp, "plan.json")
+        with open(path, "w") as f:
+            json.dump(plan, f)
+
+        t_exec = time.monotonic()
+        rc, out, err = reassign(troupe, c.bootstrap(), "--execute", "--reassignment-json-file", path)
+        check(rc == 0, f"--execute exited {rc}: {out} {err}")
+        check("Successfully started partition reassignment" in out, f"--execute said: {out}")
+        check("Save this to use as the --reassignment-json-file option during rollback" in out, out)
+
+        def verified():
+            poll_all(0.3)
+            rc, out, _ = reassign(troupe, c.bootstrap(), "--verify", "--reassignment-json-file", path)
+            return rc == 0 and out
+
+        out = wait_for("--verify to report every reassignment completed", verified, 90, interval=0)
+        log(f"reassignment completed {time.monotonic() - t_exec:.1f} s after --execute:\n{out.strip()}")
+        check(out.count("is completed.") == len(plan["partitions"]), out)
+        rc, out, _ = reassign(troupe, c.bootstrap(), "--list")
+        check(rc == 0 and "No partition reassignments found." in out, f"--list after completion: {out}")
+        for p in plan["partitions"]:
+            s = c.partition_state(p["topic"], p["partition"])
+            assignment = c.zk_get_json(f"/brokers/topics/{p['topic']}")
+            check(assignment["partitions"][str(p["partition"])] == p["replicas"], f"{p['topic']}-{p['partition']}: ZooKeeper holds {assignment['partitions'][str(p['partition'])]}, the plan {p['replicas']}")
+            check(not assignment.get("adding_replicas") and not assignment.get("removing_replicas"), f"adding/removing replicas left in ZooKeeper: {assignment}")
+            check(sorted(s["isr"]) == sorted(p["replicas"]), f"{p['topic']}-{p['partition']}: ISR {s['isr']}, replicas {p['replicas']}")
+            check(s["leader"] in p["replicas"], f"{p['topic']}-{p['partition']}: leader {s['leader']} is not a replica")
+        # The removed replicas' logs are gone from their brokers.
+        for p in plan["partitions"]:
+            for n in c.nodes:
+                held = os.path.isdir(n.replica_dir(p["topic"], p["partition"]))
+                if n.id not in p["replicas"]:
+                    wait_for(f"broker {n.id} to delete its replica of {p['topic']}-{p['partition']}", lambda n=n, p=p: not os.path.isdir(n.replica_dir(p["topic"], p["partition"])), 20)
+                elif not held:
+                    raise AssertionError(f"broker {n.id} holds no log of {p['topic']}-{p['partition']}")
+        t_done = time.monotonic()
+        wait_for("acknowledgements after the move on every partition", lambda: all(len(prod.acks_between(t_done, FOREVER, partition=q)) >= 10 for q in range(6)), 30)
+        poll_all(2)
+        check([m.rebalances for m in members] == rebalances, f"the group rebalanced during the reassignment: {rebalances} -> {[m.rebalances for m in members]}")
+        check(prod.stop() == 0, "records still unacknowledged")
+        check(not prod.failed, f"{len(prod.failed)} records failed, e.g. {prod.failed[:3]}")
+        for q in range(6):
+            check_acknowledged_present(prod.acked, read_partition(c.leader(topic, q).bootstrap, topic, q), topic, q)
+        log(f"{len(prod.acked)} acknowledged records, all read back; the group kept its assignment ({rebalances} rebalances)")
+        for m in members:
+            m.consumer.close()
+
+
+def bad_plans(troupe):
+    """Kafka's errors for a plan that cannot run: an unknown broker
+    (INVALID_REPLICA_ASSIGNMENT), an unknown partition, a cancel of a
+    partition that is not moving; --generate places a topic over a broker
+    list; a malformed file is refused before connecting."""
+    with Cluster(troupe) as c, tempfile.TemporaryDirectory(prefix="troupe-reassign-test-") as tmp:
+        c.start(3)
+        topic = c.create_topic("fixed", 2, 2)
+
+        def plan_file(name, partitions):
+            path = os.path.join(tmp, name)
+            with open(path, "w") as f:
+                json.dump({"version": 1, "partitions": partitions}, f)
+            return path
+
+        bad = plan_file("bad.json", [{"topic": topic, "partition": 0, "replicas": [1, 99]}])
+        rc, out, err = reassign(troupe, c.bootstrap(), "--execute", "--reassignment-json-file", bad)
+        check(rc == 1 and "INVALID_REPLICA_ASSIGNMENT" in err and "99" in err, f"unknown broker: rc {rc}, {out} {err}")
+        missing = plan_file("missing.json", [{"topic": topic, "partition": 7, "replicas": [1, 2]}])
+        rc, out, err = reassign(troupe, c.bootstrap(), "--execute", "--reassignment-json-file", missing)
+        check(rc == 1 and "partition 7" in err, f"unknown partition: rc {rc}, {out} {err}")
+        rc, out, err = reassign(troupe, c.bootstrap(), "--cancel", "--reassignment-json-file", bad)
+        check(rc == 0 and "(none)" in out, f"cancel of nothing: rc {rc}, {out} {err}")
+        topics = os.path.join(tmp, "topics.json")
+        with open(topics, "w") as f:
+            json.dump({"version": 1, "topics": [{"topic": topic}]}, f)
+        rc, out, err = reassign(troupe, c.bootstrap(), "--generate", "--topics-to-move-json-file", topics, "--broker-list", "2,3")
+        check(rc == 0, f"--generate exited {rc}: {err}")
+        proposed = proposed_plan(out)
+        check(all(sorted(p["replicas"]) == [2, 3] for p in proposed["partitions"]), f"--generate over 2,3: {proposed}")
+        check(c.zk_get_json(f"/brokers/topics/{topic}")["partitions"]["0"] != [99], "the refused plan changed ZooKeeper")
+        with open(os.path.join(tmp, "broken.json"), "w") as f:
+            f.write("{not json")
+        rc, out, err = reassign(troupe, "127.0.0.1:1", "--execute", "--reassignment-json-file", os.path.join(tmp, "broken.json"))
+        check(rc == 1 and "Unable to parse" in err, f"malformed plan: rc {rc}, {err}")
+        rc, out, err = reassign(troupe, c.bootstrap(), "--verify", "--execute", "--reassignment-json-file", bad)
+        check(rc == 1 and "exactly one action" in err, f"two actions: rc {rc}, {err}")
+        log("refusals as Kafka gives them")
+
+
+CASES = {
+    "onto-new-node": (onto_new_node, 180),
+    "bad-plans": (bad_plans, 90),
+}
+
+if __name__ == "__main__":
+    sys.exit(main(CASES, sys.argv))
