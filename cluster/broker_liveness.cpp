@@ -70,10 +70,12 @@ void active_controller::sync_sessions() {
     auto& s = sessions_[id];
     if (s.registration_ms != peer.registration.timestamp_ms) {
       // A new registration (a restarted broker) or a new controllership:
-      // a fresh session with one session timeout of grace.
+      // a fresh session with two session timeouts of grace, time for the
+      // broker to link up with this node and learn who the controller is.
       s = broker_session{};
       s.registration_ms = peer.registration.timestamp_ms;
-      s.last_heartbeat_ms = now;
+      s.last_heartbeat_ms = now + self_->state.config.zookeeper
+                                    .broker_session_timeout_ms;
     }
   }
 }

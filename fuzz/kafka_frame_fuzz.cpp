@@ -65,6 +65,8 @@ TROUPE_FUZZ_ENCODE(delete_records)
 TROUPE_FUZZ_ENCODE(describe_log_dirs)
 TROUPE_FUZZ_ENCODE(create_partitions)
 TROUPE_FUZZ_ENCODE(elect_leaders)
+TROUPE_FUZZ_ENCODE(alter_partition_reassignments)
+TROUPE_FUZZ_ENCODE(list_partition_reassignments)
 
 #undef TROUPE_FUZZ_ENCODE
 
@@ -167,6 +169,8 @@ void check_response(int16_t key, int16_t v, const uint8_t* data, size_t size) {
     TROUPE_FUZZ_RESPONSE(describe_log_dirs)
     TROUPE_FUZZ_RESPONSE(create_partitions)
     TROUPE_FUZZ_RESPONSE(elect_leaders)
+    TROUPE_FUZZ_RESPONSE(alter_partition_reassignments)
+    TROUPE_FUZZ_RESPONSE(list_partition_reassignments)
   }
 #undef TROUPE_FUZZ_RESPONSE
   __builtin_trap(); // supported_versions() lists only keys handled above

@@ -270,6 +270,8 @@ int main(int argc, char** argv) {
   TROUPE_SEED_DEFAULTS(describe_log_dirs)
   TROUPE_SEED_DEFAULTS(create_partitions)
   TROUPE_SEED_DEFAULTS(elect_leaders)
+  TROUPE_SEED_DEFAULTS(alter_partition_reassignments)
+  TROUPE_SEED_DEFAULTS(list_partition_reassignments)
 #undef TROUPE_SEED_DEFAULTS
   for (size_t i = 0; i < frames.size(); ++i)
     write(dir + "/kafka_frame_fuzz/seed-" + std::to_string(i), frames[i]);
