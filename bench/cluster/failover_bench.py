@@ -1,12 +1,17 @@
 #!/usr/bin/python3
 """Failover of a cluster of troupe processes: three nodes and ZooKeeper
 (zookeeper.session.timeout.ms at Kafka's 18 s), a topic with replication
-factor 3 and min.insync.replicas=2, a librdkafka producer (acks=all, 500
-records/s) pinned to one partition. Each trial either kills the
-partition leader's node with -9 or stops it with SIGSTOP, and measures the
-time until ZooKeeper names a new leader and until the first record
-acknowledged by the new leader. A killed node is restarted, a stopped one
+factor 3 and min.insync.replicas=2, a librdkafka producer (acks=all, 300
+records/s) on each of its three partitions. Each trial picks a partition
+whose leader is not the controller's node, kills that node with -9 or
+stops it with SIGSTOP, and measures the
+time until ZooKeeper names a new leader and until the first record of the
+new leader epoch is acknowledged. A killed node is restarted, a stopped one
 continued, and it rejoins the ISR before the next trial.
+
+The producers' socket.timeout.ms is 5000 (librdkafka's default of 60 s
+otherwise decides: a metadata request sent to the stopped broker, whose
+connection stays open, waits that long before the client asks another).
 
 The same run compares troupe's broker liveness defaults
 (broker.heartbeat.interval.ms=200, broker.session.timeout.ms=2000) with
@@ -33,33 +38,48 @@ SETTINGS = [
 ]
 
 
-def trial(c, topic, p, prod, fault):
-    state = c.partition_state(topic, p)
-    victim = c.node(state["leader"])
-    with prod.lock:
-        last_old = max((a.offset for a in prod.acked if a.partition == p), default=-1)
+def first_ack_of_epoch(c, prod, topic, p, state):
+    """When the first record the new leader appended in its leader epoch was
+    acknowledged (read from its segment files): an answer the old leader
+    sent just before the fault can still arrive after it, so neither time
+    nor offsets alone tell the two apart."""
+    leader = c.node(state["leader"])
+
+    def found():
+        start = min((o for o, e, _ in leader.replica_log(topic, p) if e == state["leader_epoch"]), default=None)
+        if start is None:
+            return None
+        with prod.lock:
+            times = [a.t for a in prod.acked if a.partition == p and a.offset >= start]
+        return min(times) if times else None
+
+    return wait_for("an acknowledgement from the new leader", found, 60, interval=0.05)
+
+
+def trial(c, topic, prods, fault):
+    # A partition led by a broker that is not the controller: the
+    # controller's own node is noticed by its ZooKeeper session only
+    # (README "Several nodes").
+    ctl = c.controller()
+    p = next(q for q in c.topic_partitions(topic) if c.partition_state(topic, q)["leader"] != ctl)
+    prod = prods[p]
+    before = c.partition_state(topic, p)
+    victim = c.node(before["leader"])
     t_fault = time.monotonic()
     if fault == "kill9":
         victim.kill9()
     else:
         victim.pause()
-    wait_for("a new leader", lambda: c.partition_state(topic, p)["leader"] not in (-1, victim.id), SESSION_MS / 1000 + 30, interval=0.02)
+    state = wait_for("a new leader", lambda: (s := c.partition_state(topic, p))["leader"] not in (-1, victim.id) and s["leader_epoch"] > before["leader_epoch"] and s, SESSION_MS / 1000 + 30, interval=0.02)
     t_leader = time.monotonic()
-
-    # An answer the old leader sent just before the fault can arrive after
-    # it: count acknowledgements of offsets past the last one before it.
-    def first_new_ack():
-        with prod.lock:
-            news = [a.t for a in prod.acked if a.partition == p and a.offset > last_old]
-        return min(news) if news else None
-
-    t_ack = wait_for("an acknowledgement from the new leader", first_new_ack, 60, interval=0.02)
+    t_ack = first_ack_of_epoch(c, prod, topic, p, state)
     if fault == "kill9":
         victim.restart()
     else:
         victim.cont()
     c.wait_ready([n.id for n in c.nodes], timeout=SESSION_MS / 1000 + 60)
-    c.wait_isr(topic, p, [n.id for n in c.nodes], 60)
+    for q in c.topic_partitions(topic):
+        c.wait_isr(topic, q, [n.id for n in c.nodes], 60)
     time.sleep(1)
     return (t_leader - t_fault) * 1000, (t_ack - t_fault) * 1000
 
@@ -67,17 +87,19 @@ def trial(c, topic, p, prod, fault):
 def run(troupe, props, fault, trials):
     with Cluster(troupe, session_timeout_ms=SESSION_MS, props=props) as c:
         c.start(3)
-        topic = c.create_topic("failover", 1, 3)
-        prod = ProducerLoop(c.bootstrap(), topic, partition=0, rate=500, conf={"message.timeout.ms": 120000, "topic.metadata.refresh.fast.interval.ms": 100})
-        prod.start()
-        wait_for("acknowledgements", lambda: len(prod.acked) >= 200, 30)
+        topic = c.create_topic("failover", 3, 3)
+        prods = [ProducerLoop(c.bootstrap(), topic, partition=q, rate=300, prefix=f"p{q}", conf={"message.timeout.ms": 120000, "topic.metadata.refresh.fast.interval.ms": 100, "socket.timeout.ms": 5000}) for q in range(3)]
+        for prod in prods:
+            prod.start()
+        wait_for("acknowledgements", lambda: all(len(prod.acked) >= 100 for prod in prods), 30)
         out = []
         for i in range(trials):
-            leader_ms, ack_ms = trial(c, topic, 0, prod, fault)
-            log(f"{fault} {props or 'defaults'}, trial {i + 1}: new leader after {leader_ms:.0f} ms, first acknowledgement after {ack_ms:.0f} ms")
+            leader_ms, ack_ms = trial(c, topic, prods, fault)
+            log(f"{fault} {props or 'defaults'}, trial {i + 1}: new leader after {leader_ms:.0f} ms, first acknowledgement by it after {ack_ms:.0f} ms")
             out.append((leader_ms, ack_ms))
-        prod.stop()
-        return out, len(prod.failed)
+        for prod in prods:
+            prod.stop()
+        return out, sum(len(prod.failed) for prod in prods)
 
 
 def main():

@@ -11,8 +11,23 @@ troupe_require_program(TROUPE_DEBIAN_PYTHON3 python3 python3
 troupe_require_python_module(${TROUPE_DEBIAN_PYTHON3} confluent_kafka
                              python3-confluent-kafka)
 troupe_require_python_module(${TROUPE_DEBIAN_PYTHON3} kazoo python3-kazoo)
-set(_ct ${CMAKE_SOURCE_DIR}/tests/cluster/cluster_tests.py)
-foreach(_case IN ITEMS
+# One ctest entry per "name|timeout|what" case of a cluster test script:
+# `python3 SCRIPT troupe NAME`, named "cluster: WHAT", serial, label cluster.
+function(troupe_cluster_cases script)
+  foreach(_case IN LISTS ARGN)
+    string(REPLACE "|" ";" _fields "${_case}")
+    list(GET _fields 0 _name)
+    list(GET _fields 1 _timeout)
+    list(GET _fields 2 _what)
+    add_test(NAME "cluster: ${_what}"
+             COMMAND ${TROUPE_DEBIAN_PYTHON3} ${script} $<TARGET_FILE:troupe>
+                     ${_name})
+    set_tests_properties("cluster: ${_what}" PROPERTIES
+      TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
+  endforeach()
+endfunction()
+
+troupe_cluster_cases(${CMAKE_SOURCE_DIR}/tests/cluster/cluster_tests.py
     "leader-kill9|170|no acks=all record is lost when the leader's node is killed with -9, the new leader has leader epoch + 1, the restarted node truncates and rejoins the ISR"
     "paused-node|200|a node paused with SIGSTOP loses its session and leaves every ISR, its writes as a deposed leader are never acknowledged, after SIGCONT it catches up and rejoins"
     "controller-death|170|another node becomes controller when the controller's node dies, later leadership changes work"
@@ -26,53 +41,24 @@ foreach(_case IN ITEMS
     "zookeeper-stall|170|a controller whose ZooKeeper write fails while ZooKeeper stalls short of the session timeout takes over again, the cluster keeps an active controller"
     "idempotent-producers|140|idempotent producers on every node get producer ids from the controller's block in ZooKeeper and every record once"
     "zookeeper-topic-configs|170|CreateTopics writes each topic's configs to /config/topics in Kafka's JSON, a change written to ZooKeeper as Kafka's AdminZkClient writes it with a /config/changes notification is applied by every node and by a node restarted later, AlterConfigs writes both the same way")
-  string(REPLACE "|" ";" _fields "${_case}")
-  list(GET _fields 0 _name)
-  list(GET _fields 1 _timeout)
-  list(GET _fields 2 _what)
-  add_test(NAME "cluster: ${_what}"
-           COMMAND ${TROUPE_DEBIAN_PYTHON3} ${_ct} $<TARGET_FILE:troupe> ${_name})
-  set_tests_properties("cluster: ${_what}" PROPERTIES
-    TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
-endforeach()
 
 # Broker liveness over the node links (KIP-631 heartbeats, fencing) and
 # preferred leaders (auto.leader.rebalance.enable), with ZooKeeper's session
 # at Kafka's 18 s so that only fencing can explain what is seen
 # (tests/cluster/liveness_test.py; cluster/broker_liveness.cpp,
 # cluster/leader_balance.cpp).
-set(_lt ${CMAKE_SOURCE_DIR}/tests/cluster/liveness_test.py)
-foreach(_case IN ITEMS
+troupe_cluster_cases(${CMAKE_SOURCE_DIR}/tests/cluster/liveness_test.py
     "kill9-failover|140|kill -9 of a leader's node: the controller fences it when its node link closes and acks=all produce resumes on the new leader long before its ZooKeeper session expires"
     "sigstop-fenced|170|a SIGSTOPped leader is fenced after broker.session.timeout.ms while registered, acknowledges nothing while stopped, and after SIGCONT is unfenced and back in every ISR"
     "preferred-leader-return|170|a restarted node gets its preferred leaderships back within the leader imbalance check, with leader epoch + 1"
     "leader-rebalance-disabled|140|with auto.leader.rebalance.enable=false a restarted node's preferred leaderships stay where they failed over")
-  string(REPLACE "|" ";" _fields "${_case}")
-  list(GET _fields 0 _name)
-  list(GET _fields 1 _timeout)
-  list(GET _fields 2 _what)
-  add_test(NAME "cluster: ${_what}"
-           COMMAND ${TROUPE_DEBIAN_PYTHON3} ${_lt} $<TARGET_FILE:troupe> ${_name})
-  set_tests_properties("cluster: ${_what}" PROPERTIES
-    TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
-endforeach()
 
 # Partition reassignment (KIP-455) with `troupe reassign`
 # (tests/cluster/reassignment_test.py; cluster/reassignment.cpp,
 # app/tools/reassign_tool.cpp).
-set(_rt ${CMAKE_SOURCE_DIR}/tests/cluster/reassignment_test.py)
-foreach(_case IN ITEMS
+troupe_cluster_cases(${CMAKE_SOURCE_DIR}/tests/cluster/reassignment_test.py
     "onto-new-node|200|a topic reassigned onto a fourth node with troupe reassign --balance and --execute while a producer and a consumer group run: --verify reports completion, the removed replicas are deleted, nothing acknowledged is lost and the group does not rebalance"
     "bad-plans|110|troupe reassign refuses an unknown broker with INVALID_REPLICA_ASSIGNMENT, an unknown partition, a malformed plan and two actions, and --generate places a topic over a broker list")
-  string(REPLACE "|" ";" _fields "${_case}")
-  list(GET _fields 0 _name)
-  list(GET _fields 1 _timeout)
-  list(GET _fields 2 _what)
-  add_test(NAME "cluster: ${_what}"
-           COMMAND ${TROUPE_DEBIAN_PYTHON3} ${_rt} $<TARGET_FILE:troupe> ${_name})
-  set_tests_properties("cluster: ${_what}" PROPERTIES
-    TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
-endforeach()
 
 # The fault-injection checker's short run (tests/cluster/nemesis.py, seeded:
 # the same faults every run; README "Fault injection" has a long one).
@@ -88,18 +74,8 @@ set_tests_properties("cluster: a seeded nemesis (kill -9 of nodes, the controlle
 # @platformatic/kafka (tests/kafka/platformatic) sends IncrementalAlterConfigs,
 # which librdkafka 2.0.2 lacks.
 troupe_require_program(TROUPE_NODE_EXECUTABLE node nodejs)
-set(_tc ${CMAKE_SOURCE_DIR}/tests/cluster/topic_configs_cluster_test.py)
-foreach(_case IN ITEMS
+troupe_cluster_cases(${CMAKE_SOURCE_DIR}/tests/cluster/topic_configs_cluster_test.py
     "incremental-alter-configs|200|IncrementalAlterConfigs of retention.ms and cleanup.policy through a node that is not the controller is stored in /config/topics and applied by every node: the same DescribeConfigs everywhere, old segments deleted on every replica, a record without a key refused once compacted")
-  string(REPLACE "|" ";" _fields "${_case}")
-  list(GET _fields 0 _name)
-  list(GET _fields 1 _timeout)
-  list(GET _fields 2 _what)
-  add_test(NAME "cluster: ${_what}"
-           COMMAND ${TROUPE_DEBIAN_PYTHON3} ${_tc} $<TARGET_FILE:troupe> ${_name})
-  set_tests_properties("cluster: ${_what}" PROPERTIES
-    TIMEOUT ${_timeout} RUN_SERIAL TRUE LABELS cluster)
-endforeach()
 
 # ACLs and SCRAM credentials in Kafka's znodes, kept current on every node
 # (tests/cluster/security_store_cluster_test.py; cluster/security_sync.cpp).
