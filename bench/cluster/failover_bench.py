@@ -29,31 +29,13 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tests", "cluster"))
 
-from cluster_fixture import Cluster, ProducerLoop, log, wait_for  # noqa: E402
+from cluster_fixture import Cluster, ProducerLoop, first_ack_of_epoch, log, wait_for  # noqa: E402
 
 SESSION_MS = 18000
 SETTINGS = [
     ("troupe's defaults (200 / 2000)", {}),
     ("Kafka's KRaft defaults (2000 / 9000)", {"broker.heartbeat.interval.ms": 2000, "broker.session.timeout.ms": 9000}),
 ]
-
-
-def first_ack_of_epoch(c, prod, topic, p, state):
-    """When the first record the new leader appended in its leader epoch was
-    acknowledged (read from its segment files): an answer the old leader
-    sent just before the fault can still arrive after it, so neither time
-    nor offsets alone tell the two apart."""
-    leader = c.node(state["leader"])
-
-    def found():
-        start = min((o for o, e, _ in leader.replica_log(topic, p) if e == state["leader_epoch"]), default=None)
-        if start is None:
-            return None
-        with prod.lock:
-            times = [a.t for a in prod.acked if a.partition == p and a.offset >= start]
-        return min(times) if times else None
-
-    return wait_for("an acknowledgement from the new leader", found, 60, interval=0.05)
 
 
 def trial(c, topic, prods, fault):
@@ -72,7 +54,7 @@ def trial(c, topic, prods, fault):
         victim.pause()
     state = wait_for("a new leader", lambda: (s := c.partition_state(topic, p))["leader"] not in (-1, victim.id) and s["leader_epoch"] > before["leader_epoch"] and s, SESSION_MS / 1000 + 30, interval=0.02)
     t_leader = time.monotonic()
-    t_ack = first_ack_of_epoch(c, prod, topic, p, state)
+    t_ack = first_ack_of_epoch(c, prod, topic, p, state, timeout=60)
     if fault == "kill9":
         victim.restart()
     else:
@@ -114,7 +96,7 @@ def main():
             acks = [r[1] for r in results]
             rows.append((fault, name, trials, statistics.median(leaders), max(leaders), statistics.median(acks), max(acks), failed))
     print()
-    print(f"| fault | broker.heartbeat.interval.ms / broker.session.timeout.ms | trials | → new leader in ZooKeeper, median / max (ms) | → first ack by the new leader, median / max (ms) | failed records |")
+    print("| fault | broker.heartbeat.interval.ms / broker.session.timeout.ms | trials | → new leader in ZooKeeper, median / max (ms) | → first ack by the new leader, median / max (ms) | failed records |")
     print("|---|---|---:|---:|---:|---:|")
     for fault, name, n, leader, leader_max, ack, ack_max, failed in rows:
         what = "kill -9" if fault == "kill9" else "SIGSTOP"

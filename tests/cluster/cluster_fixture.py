@@ -556,6 +556,25 @@ def read_partition(bootstrap, topic, partition, timeout=30):
     return out
 
 
+def first_ack_of_epoch(c, prod, topic, partition, state, timeout=30):
+    """When `prod` had the first record of the leader epoch in `state`
+    acknowledged, the offset where that epoch starts read from the new
+    leader's segment files: an answer the old leader sent just before a
+    fault can arrive after it, so neither time nor offset alone tells the
+    two apart."""
+    leader = c.node(state["leader"])
+
+    def found():
+        start = min((o for o, e, _ in leader.replica_log(topic, partition) if e == state["leader_epoch"]), default=None)
+        if start is None:
+            return None
+        with prod.lock:
+            times = [a.t for a in prod.acked if a.partition == partition and a.offset >= start]
+        return min(times) if times else None
+
+    return wait_for(f"an acknowledgement by the new leader of {topic}-{partition}", found, timeout, interval=0.05)
+
+
 def check_acknowledged_present(acked, records, topic, partition):
     """Every acknowledged record is in the partition at the offset its
     acknowledgement named."""

@@ -24,6 +24,7 @@ from cluster_fixture import (  # noqa: E402
     ProducerLoop,
     check,
     check_acknowledged_present,
+    first_ack_of_epoch,
     log,
     main,
     read_partition,
@@ -45,23 +46,6 @@ def led_by_non_controller(c, topic):
 def moved_off(c, topic, p, victim, before):
     s = c.partition_state(topic, p)
     return s["leader"] not in (-1, victim.id) and s["leader_epoch"] > before["leader_epoch"] and s
-
-
-def first_ack_of_epoch(c, prod, topic, p, state):
-    """When the first record the new leader appended in its epoch was
-    acknowledged: an answer the old leader sent just before the fault can
-    still arrive after it, so time alone does not tell the two apart."""
-    leader = c.node(state["leader"])
-
-    def found():
-        start = min((o for o, e, _ in leader.replica_log(topic, p) if e == state["leader_epoch"]), default=None)
-        if start is None:
-            return None
-        with prod.lock:
-            times = [a.t for a in prod.acked if a.partition == p and a.offset >= start]
-        return min(times) if times else None
-
-    return wait_for(f"an acknowledgement by the new leader of {topic}-{p}", found, 30, interval=0.1)
 
 
 def read_back(c, prods, topic):
