@@ -172,6 +172,25 @@ private:
   void write(cluster_metadata working, std::map<std::string, bool> config_znodes,
              std::function<void(error_code)> done);
   void ensure_offsets_topic();
+  /// Writes `working`, then answers `res` (ElectLeaders, reassignments):
+  /// when the write fails, every result that had succeeded says the
+  /// controller moved instead. Ends the operation.
+  template <class Response>
+  void commit_and_answer(cluster_metadata working,
+                         caf::typed_response_promise<Response> rp,
+                         Response res) {
+    commit(std::move(working),
+           [me = shared_from_this(), rp, res](error_code e) mutable {
+             if (e != error_code::none)
+               for (auto& r : res.results)
+                 if (r.error == error_code::none) {
+                   r.error = e;
+                   r.message = "The controller moved; retry.";
+                 }
+             rp.deliver(std::move(res));
+             me->finish_op();
+           });
+  }
 
   void load_metadata();
   void load_topic(std::shared_ptr<loading> l, std::string topic);

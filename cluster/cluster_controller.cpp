@@ -581,10 +581,10 @@ void on_watch(cluster_controller_ptr self, const zk_watch_event& e) {
   }
 }
 
-/// The brokers of the view, with the endpoints clients and CAF use.
-/// The brokers metadata answers list: registered, and live in the active
-/// controller's last snapshot (a fenced broker is left out, as KRaft's
-/// metadata leaves out fenced brokers).
+/// The brokers metadata answers list, with the endpoints clients and CAF
+/// use: registered, and live in the active controller's last snapshot (a
+/// fenced broker is left out, as KRaft's metadata leaves out fenced
+/// brokers).
 std::vector<broker_info> live_broker_infos(const cluster_controller_state& st) {
   std::vector<broker_info> out;
   auto& live = st.view.live_brokers;

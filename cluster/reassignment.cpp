@@ -31,17 +31,7 @@ active_controller::alter_partition_reassignments(
       finish_op();
       return;
     }
-    commit(std::move(working),
-           [me = shared_from_this(), rp, res](error_code e) mutable {
-             if (e != error_code::none)
-               for (auto& r : res.results)
-                 if (r.error == error_code::none) {
-                   r.error = e;
-                   r.message = "The controller moved; retry.";
-                 }
-             rp.deliver(std::move(res));
-             me->finish_op();
-           });
+    commit_and_answer(std::move(working), rp, std::move(res));
   });
   return rp;
 }
