@@ -67,8 +67,30 @@ topic_settings settings_of(broker_ptr self, const std::string& topic) {
                             i == st.topic_overrides.end() ? none : i->second);
 }
 
-replica_config replica_config_of(const topic_settings& s) {
-  return {s.min_insync_replicas, static_cast<uint64_t>(s.log.max_batch_bytes)};
+/// Whether the topic config `name` (a throttled-replica list) names the
+/// replica of `partition` on this broker (Kafka's
+/// parseThrottledPartitions).
+bool throttled_here(broker_ptr self, const std::string& topic,
+                    std::string_view name, int32_t partition) {
+  auto& st = self->state;
+  auto t = st.topic_overrides.find(topic);
+  if (t == st.topic_overrides.end())
+    return false;
+  auto i = t->second.find(std::string{name});
+  if (i == t->second.end())
+    return false;
+  auto list = parse_throttled_replicas(i->second);
+  return list && list->covers(partition, st.node_id);
+}
+
+replica_config replica_config_of(broker_ptr self, const topic_partition& tp) {
+  auto s = settings_of(self, tp.topic);
+  return {s.min_insync_replicas, static_cast<uint64_t>(s.log.max_batch_bytes),
+          throttled_here(self, tp.topic, "leader.replication.throttled.replicas",
+                         tp.partition),
+          throttled_here(self, tp.topic,
+                         "follower.replication.throttled.replicas",
+                         tp.partition)};
 }
 
 /// Kafka's TopicConfigHandler.processConfigChanges on this broker: a
@@ -91,7 +113,7 @@ void apply_topic_configs(broker_ptr self, const std::string& topic,
     self->send(st.log, topic_log_config{topic, s.log});
   for (auto& [tp, r] : st.replicas)
     if (tp.topic == topic)
-      self->send(r, replica_config_of(s));
+      self->send(r, replica_config_of(self, tp));
 }
 
 void ensure_replica(broker_ptr self, const std::string& topic,
@@ -134,8 +156,10 @@ void ensure_replica(broker_ptr self, const std::string& topic,
     config.log = s.log;
     auto r = self->spawn<caf::linked>(replica, tp, st.node_id, config, fetch,
                                       st.log, st.controller, st.peers,
-                                      std::move(listener));
+                                      std::move(listener), st.quotas);
     i = st.replicas.emplace(tp, r).first;
+    // Whether the topic throttles this replica, before its first role.
+    self->send(r, replica_config_of(self, tp));
   }
   self->send(i->second, partition_update{topic, p});
 }
@@ -333,6 +357,8 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
   st.config = std::move(config);
   st.controller = std::move(controller);
   st.listener = std::move(listener);
+  st.quotas = std::make_shared<replication_quotas>();
+  st.quotas->set(replication_rates_of(st.config, {}));
   // Group coordination runs beside the broker, linked to it
   // (docs/ARCHITECTURE.md §3): the broker hands it every group request.
   st.groups =
@@ -454,6 +480,24 @@ broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
     },
     [self](topic_config_change& change) {
       apply_topic_configs(self, change.topic, std::move(change.configs));
+    },
+    // -- dynamic broker configs: the replication quotas -------------------------
+    [self](alter_broker_configs_request& req) {
+      return self->delegate(admin_controller(self), std::move(req));
+    },
+    [self](dynamic_broker_configs& d) {
+      auto& st = self->state;
+      if (d.configs == st.dynamic_configs)
+        return;
+      st.dynamic_configs = std::move(d.configs);
+      auto rates = replication_rates_of(st.config, st.dynamic_configs);
+      st.quotas->set(rates);
+      spdlog::info("broker {}: replication quotas leader {} B/s, follower {} "
+                   "B/s",
+                   st.node_id, rates.leader, rates.follower);
+    },
+    [self](dynamic_broker_configs_request&) {
+      return dynamic_broker_configs{self->state.dynamic_configs};
     },
     [self](init_producer_id_request&) {
       auto rp = self->make_response_promise<init_producer_id_response>();

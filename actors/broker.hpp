@@ -6,6 +6,7 @@
 
 #include <caf/typed_response_promise.hpp>
 
+#include "actors/replication_quotas.hpp"
 #include "domain/cluster_config.hpp"
 #include "messages/interfaces.hpp"
 
@@ -50,6 +51,11 @@ struct broker_state {
   std::vector<caf::typed_response_promise<init_producer_id_response>>
     awaiting_producer_ids;
   bool allocating_producer_ids = false;
+  /// The broker's dynamic configs as its node's controller last told them
+  /// (dynamic_broker_configs), and the replication quotas set from them,
+  /// shared with its replicas (docs/ARCHITECTURE.md §7).
+  broker_configs dynamic_configs;
+  replication_quotas_ptr quotas;
 
   static inline const char* name = "broker";
 };

@@ -240,7 +240,14 @@ controller(controller_ptr self, cluster_config config,
       return res;
     },
     [self](cluster_peers& peers) {
-      self->state.brokers = std::move(peers.brokers);
+      auto& st = self->state;
+      st.brokers = std::move(peers.brokers);
+      // Each broker runs with its stored dynamic configs.
+      for (auto& b : st.brokers)
+        if (b.handle)
+          self->send(caf::actor_cast<broker_actor>(b.handle),
+                     dynamic_broker_configs{
+                       st.metadata.dynamic_configs(b.node_id)});
     },
     // The new partitions and the elected leaders are stored before the
     // answer and reach every broker as a leadership change: the replicas
@@ -310,6 +317,31 @@ controller(controller_ptr self, cluster_config config,
         push_configs(self, req.topic);
         push_changes(self, elected);
       }
+      return res;
+    },
+    // A broker's dynamic configs: stored before answered, then the broker
+    // sets its replication quotas from them.
+    [self](alter_broker_configs_request& req) {
+      auto& st = self->state;
+      alter_broker_configs_response res;
+      broker_configs next;
+      auto e = alter_broker_configs(req.broker_id,
+                                    st.metadata.dynamic_configs(req.broker_id),
+                                    req.ops, req.incremental, next);
+      if (!e.ok()) {
+        res.error = e.error;
+        res.message = std::move(e.message);
+        return res;
+      }
+      res.configs = next;
+      if (req.validate_only)
+        return res;
+      st.metadata.set_dynamic_configs(req.broker_id, next);
+      persist(st);
+      for (auto& b : st.brokers)
+        if (b.handle && b.node_id == req.broker_id)
+          self->send(caf::actor_cast<broker_actor>(b.handle),
+                     dynamic_broker_configs{std::move(next)});
       return res;
     },
     [self](allocate_producer_ids_request& req) {

@@ -253,13 +253,33 @@ void read_for(replica_ptr self, fetch_request req,
                      req.replica_id >= 0 ? -1 : st.high_watermark};
   self->request(st.log, caf::infinite, r)
     .then(
-      [self, rp](log_read_response& res) mutable {
+      [self, rp, follower = req.replica_id >= 0](
+        log_read_response& res) mutable {
         auto& st = self->state;
         auto answer = fetch_answer(st, res.error);
         answer.records = std::move(res.records);
+        // KafkaApis records what a throttled partition served to any
+        // follower against the leader quota.
+        if (follower && st.leader_throttled && st.quotas)
+          st.quotas->record(replication_quotas::leader,
+                            static_cast<int64_t>(answer.records.size()),
+                            now_ms(self));
         rp.deliver(std::move(answer));
       },
       [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+}
+
+/// Kafka's ReplicaManager.shouldLeaderThrottle: a follower out of the ISR
+/// fetching a throttled partition while the leader quota is exceeded gets
+/// no data.
+bool leader_throttles(replica_ptr self, const fetch_request& req) {
+  auto& st = self->state;
+  if (req.replica_id < 0 || !st.leader_throttled || !st.quotas || !st.leader)
+    return false;
+  auto& isr = st.leader->isr();
+  if (std::find(isr.begin(), isr.end(), req.replica_id) != isr.end())
+    return false;
+  return st.quotas->exceeded(replication_quotas::leader, now_ms(self));
 }
 
 bool has_data(const replica_state& st, const fetch_request& req) {
@@ -271,7 +291,7 @@ bool has_data(const replica_state& st, const fetch_request& req) {
 void wake_fetches(replica_ptr self) {
   auto& st = self->state;
   for (auto i = st.fetches.begin(); i != st.fetches.end();) {
-    if (has_data(st, i->second.request)) {
+    if (!i->second.throttled && has_data(st, i->second.request)) {
       read_for(self, i->second.request, i->second.promise);
       i = st.fetches.erase(i);
     } else {
@@ -632,8 +652,12 @@ caf::result<fetch_response> fetch(replica_ptr self, fetch_request& req) {
   } else {
     metrics().record_fetches++;
   }
+  auto throttled = leader_throttles(self, req);
+  if (throttled && req.max_wait_ms <= 0)
+    return fetch_answer(st, error_code::none);
   auto rp = self->make_response_promise<fetch_response>();
-  if (has_data(st, req) || req.max_wait_ms <= 0 || req.min_bytes <= 0) {
+  if (!throttled
+      && (has_data(st, req) || req.max_wait_ms <= 0 || req.min_bytes <= 0)) {
     read_for(self, req, rp);
     return rp;
   }
@@ -641,7 +665,8 @@ caf::result<fetch_response> fetch(replica_ptr self, fetch_request& req) {
   // partition costs one timer per waiting fetcher, nothing more.
   auto id = st.next_id++;
   auto wait = req.max_wait_ms;
-  st.fetches.emplace(id, replica_state::parked_fetch{rp, std::move(req)});
+  st.fetches.emplace(id,
+                     replica_state::parked_fetch{rp, std::move(req), throttled});
   self->delayed_send(self, ms(wait), fetch_timeout{id});
   return rp;
 }
@@ -792,6 +817,16 @@ int32_t max_epoch_in(const bytes& records, int32_t floor) {
   return floor;
 }
 
+bool follower_throttles(replica_ptr self) {
+  auto& st = self->state;
+  if (!st.follower_throttled || !st.quotas || !st.metadata)
+    return false;
+  auto& isr = st.metadata->isr;
+  if (std::find(isr.begin(), isr.end(), st.broker_id) != isr.end())
+    return false;
+  return st.quotas->exceeded(replication_quotas::follower, now_ms(self));
+}
+
 void fetch_from_leader(replica_ptr self) {
   auto& st = self->state;
   if (st.current != role::follower || st.fetching || !st.truncated)
@@ -800,6 +835,13 @@ void fetch_from_leader(replica_ptr self) {
   auto backoff = [self, epoch] { retry_later(self, epoch); };
   auto leader = leader_broker(st);
   if (!leader) {
+    backoff();
+    return;
+  }
+  // Kafka's ReplicaFetcherThread.shouldFollowerThrottle: a throttled
+  // replica out of the ISR skips its fetch while the follower quota is
+  // exceeded, and the fetcher backs off.
+  if (follower_throttles(self)) {
     backoff();
     return;
   }
@@ -838,6 +880,10 @@ void fetch_from_leader(replica_ptr self) {
           follow_log_start(self, epoch, leader_start);
           return;
         }
+        if (st.follower_throttled && st.quotas)
+          st.quotas->record(replication_quotas::follower,
+                            static_cast<int64_t>(r.records.size()),
+                            now_ms(self));
         st.fetching = true;
         auto next_epoch = max_epoch_in(r.records, st.latest_epoch);
         // A follower keeps the producer state of its copies (Kafka's
@@ -888,9 +934,11 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
         cluster_config config, replica_fetch_config fetch_cfg,
         log_manager_actor log, controller_actor controller,
         std::vector<broker_info> peers,
-        replica_listener_actor leadership_listener) {
+        replica_listener_actor leadership_listener,
+        replication_quotas_ptr quotas) {
   auto& st = self->state;
   st.leadership_listener = std::move(leadership_listener);
+  st.quotas = std::move(quotas);
   st.partition = std::move(partition);
   st.broker_id = broker_id;
   st.config = std::move(config);
@@ -1096,6 +1144,8 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
       auto& st = self->state;
       st.config.min_insync_replicas = c.min_insync_replicas;
       st.config.log.max_batch_bytes = static_cast<size_t>(c.max_message_bytes);
+      st.leader_throttled = c.leader_throttled;
+      st.follower_throttled = c.follower_throttled;
       if (st.leader)
         st.leader->set_min_insync_replicas(c.min_insync_replicas);
     },

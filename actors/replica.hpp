@@ -10,6 +10,7 @@
 #include "domain/cluster_config.hpp"
 #include "domain/replication/partition_leader.hpp"
 #include "domain/replication/producer_state.hpp"
+#include "actors/replication_quotas.hpp"
 #include "domain/replication/replica_role.hpp"
 #include "messages/interfaces.hpp"
 
@@ -40,6 +41,10 @@ struct replica_state {
   struct parked_fetch {
     caf::typed_response_promise<fetch_response> promise;
     fetch_request request;
+    /// A throttled follower's fetch held back by the leader quota: data
+    /// does not wake it, its max wait answers it empty (Kafka's
+    /// DelayedFetch counts no bytes of a throttled partition).
+    bool throttled = false;
   };
 
   /// A DeleteRecords whose offset the low watermark has not reached yet
@@ -67,6 +72,11 @@ struct replica_state {
   std::vector<broker_info> peers;
   /// Told each time this replica starts or stops leading; null for most.
   replica_listener_actor leadership_listener;
+  /// The broker's replication quotas; null: never throttled.
+  replication_quotas_ptr quotas;
+  /// The topic's throttled-replica configs name this replica (replica_config).
+  bool leader_throttled = false;
+  bool follower_throttled = false;
 
   /// The partition as the controller last described it.
   std::optional<partition_metadata> metadata;
@@ -119,12 +129,13 @@ using replica_ptr = replica_actor::stateful_pointer<replica_state>;
 /// Starts in `loading` (opening and recovering its log), then takes the
 /// role the controller's partition_update names. `leadership_listener`
 /// (may be null) hears replica_leadership on each start and end of its
-/// leadership.
+/// leadership. `quotas` (may be null) are the broker's replication quotas.
 replica_actor::behavior_type
 replica(replica_ptr self, topic_partition partition, int32_t broker_id,
         cluster_config config, replica_fetch_config fetch,
         log_manager_actor log, controller_actor controller,
         std::vector<broker_info> peers,
-        replica_listener_actor leadership_listener);
+        replica_listener_actor leadership_listener,
+        replication_quotas_ptr quotas);
 
 } // namespace troupe

@@ -17,6 +17,7 @@
 #include "actors/clock.hpp"
 #include "actors/metadata_view.hpp"
 #include "actors/timeouts.hpp"
+#include "cluster/zk_ops.hpp"
 #include "cluster/zookeeper/zookeeper_client.hpp"
 
 namespace troupe {
@@ -28,19 +29,8 @@ namespace {
 using kind = zk_operation::kind;
 using zk_error = cluster::zk_error;
 
-bool is(const zk_result& r, zk_error e) {
-  return r.error == static_cast<int32_t>(e);
-}
-
-zk_operation zop(kind k, std::string path, std::string data = {},
-                 int32_t version = -1) {
-  zk_operation o;
-  o.type = k;
-  o.path = std::move(path);
-  o.data = std::move(data);
-  o.version = version;
-  return o;
-}
+using zk_ops::is;
+using zk_ops::zop;
 
 /// ZooKeeper refuses a request larger than jute.maxbuffer (1 MiB by
 /// default) by closing the connection; a metadata write goes out in
@@ -121,6 +111,8 @@ void active_controller::broadcast() {
     if (id != st.broker_id && p.controller)
       self_->send(p.controller, s);
   apply_snapshot(self_, std::move(s));
+  // Moves of /admin/reassign_partitions that this change completed.
+  prune_zk_reassignments();
 }
 
 /// Writes `chunks[i..]` one after another; `done` gets the first error or
@@ -510,6 +502,9 @@ void active_controller::finish_loading(std::shared_ptr<loading> l) {
   // Deletions requested while no controller watched resume now (Kafka's
   // TopicDeletionManager.init with the topics under /admin/delete_topics).
   on_delete_topics();
+  // Reassignments written to /admin/reassign_partitions while no controller
+  // watched start now (Kafka's initializePartitionReassignments).
+  watch_zk_reassignments(true);
   finish_op(); // the loading (start)
 }
 

@@ -127,7 +127,22 @@ public:
   /// began): each requested topic is deleted, one operation each.
   void on_delete_topics();
 
+  /// /admin/reassign_partitions (cluster/reassignment.cpp): its exists
+  /// watch fired; `created` starts the moves it names (Kafka's
+  /// ZkPartitionReassignmentHandler acts on the creation only), any event
+  /// sets the watch again.
+  void on_zk_reassignments(bool created);
+
 private:
+  /// Sets the exists watch on /admin/reassign_partitions; with `process`
+  /// the moves of an existing znode start.
+  void watch_zk_reassignments(bool process);
+  void start_zk_reassignments(zk::partition_reassignments wanted);
+  /// Rewrites /admin/reassign_partitions without the partitions whose move
+  /// is done, failed or was replaced through the API (deletes it when none
+  /// is left): Kafka's maybeRemoveFromZkReassignment.
+  void prune_zk_reassignments();
+
   /// What the controller knows of one broker's liveness.
   struct broker_session {
     /// The registration (its timestamp) the session belongs to: a broker
@@ -232,6 +247,11 @@ private:
   /// Topics named under /admin/delete_topics whose deletion has not
   /// finished (Kafka's topicsToBeDeleted).
   std::set<std::string> deleting_;
+  /// The moves started from /admin/reassign_partitions and not done yet,
+  /// and what the znode holds as last read or written.
+  std::map<topic_partition, std::vector<int32_t>> zk_reassignments_;
+  std::optional<std::map<topic_partition, std::vector<int32_t>>> zk_stored_;
+  bool zk_reassign_writing_ = false;
   /// Broker sessions by broker id (this node's own broker has none: it
   /// cannot lose its link to itself).
   std::map<int32_t, broker_session> sessions_;

@@ -25,6 +25,7 @@
 #include "actors/timeouts.hpp"
 #include "cluster/active_controller.hpp"
 #include "cluster/security_sync.hpp"
+#include "cluster/zk_ops.hpp"
 #include "cluster/zookeeper/zookeeper_client.hpp"
 
 namespace troupe {
@@ -35,9 +36,7 @@ namespace {
 
 using zk_error = cluster::zk_error;
 
-bool is(const zk_result& r, zk_error e) {
-  return r.error == static_cast<int32_t>(e);
-}
+using zk_ops::is;
 
 constexpr auto peer_timeout = std::chrono::seconds(5);
 constexpr auto retry_after = std::chrono::seconds(1);
@@ -373,6 +372,7 @@ void on_registered(cluster_controller_ptr self) {
   auto& st = self->state;
   st.registered = true;
   spdlog::info("cluster: broker {} registered in ZooKeeper", st.broker_id);
+  watch_broker_configs(self);
   self->delayed_send(self, ms(st.config.zookeeper.broker_heartbeat_interval_ms),
                      cluster_tick{tick::heartbeat, ++st.heartbeat_chain, -1});
   if (st.stepped_down) {
@@ -563,6 +563,8 @@ void on_watch(cluster_controller_ptr self, const zk_watch_event& e) {
   if (cluster_security::on_watch(self, e.path)
       && e.path != zk::config_changes_path)
     return;
+  if (on_broker_configs_watch(self, e.path))
+    return;
   if (e.path == zk::broker_ids_path) {
     watch_brokers(self);
   } else if (e.path == zk::config_changes_path) {
@@ -571,6 +573,9 @@ void on_watch(cluster_controller_ptr self, const zk_watch_event& e) {
   } else if (e.path == zk::delete_topics_path) {
     if (auto active = st.active)
       active->on_delete_topics();
+  } else if (e.path == zk::reassign_partitions_path) {
+    if (auto active = st.active)
+      active->on_zk_reassignments(kind == watch_kind::created);
   } else if (e.path == zk::controller_path) {
     if (kind == watch_kind::deleted || kind == watch_kind::data_changed) {
       if (kind == watch_kind::deleted)
@@ -1120,6 +1125,10 @@ node_behavior(cluster_controller_ptr self, Role role) {
     [self, role](alter_topic_configs_request& req)
       -> caf::result<alter_topic_configs_response> {
       return role.alter_topic_configs(self, req);
+    },
+    [self](alter_broker_configs_request& req)
+      -> caf::result<alter_broker_configs_response> {
+      return alter_broker_configs(self, req);
     },
     [self](broker_status_change& req) -> caf::result<leadership_update> {
       return on_broker_status_change(self, req);

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <caf/result.hpp>
+
 #include "domain/cluster_config.hpp"
 #include "domain/security/security_store.hpp"
 #include "domain/zookeeper/kafka_znodes.hpp"
@@ -166,6 +168,23 @@ void apply_snapshot(cluster_controller_ptr self, cluster_snapshot s);
 /// resigned controller would keep /controller and leave the cluster with
 /// no active controller until its session expired.
 void resign_and_retry(cluster_controller_ptr self, const std::string& why);
+
+// -- the broker's dynamic configs (cluster/broker_configs.cpp) ----------------
+
+/// Reads /config/brokers/<own id> with a watch and tells the local broker;
+/// at every registration (a new session has no watches).
+void watch_broker_configs(cluster_controller_ptr self);
+
+/// A watch on `path` fired: true when it was the broker's config znode
+/// (read again).
+bool on_broker_configs_watch(cluster_controller_ptr self,
+                             const std::string& path);
+
+/// AlterConfigs on this node's broker: stored in /config/brokers/<id>,
+/// then applied.
+caf::result<alter_broker_configs_response>
+alter_broker_configs(cluster_controller_ptr self,
+                     alter_broker_configs_request& req);
 
 } // namespace node_agent
 

@@ -8,6 +8,7 @@
 
 #include "actors/clock.hpp"
 #include "actors/security_admin.hpp"
+#include "cluster/zk_ops.hpp"
 #include "cluster/zookeeper/zookeeper_client.hpp"
 #include "domain/zookeeper/acl_znodes.hpp"
 #include "domain/zookeeper/kafka_znodes.hpp"
@@ -39,19 +40,8 @@ using node_agent::zk_ask;
 /// updateResourceAcls retries without bound; troupe answers an error).
 constexpr int max_attempts = 20;
 
-bool is(const zk_result& r, zk_error e) {
-  return r.error == static_cast<int32_t>(e);
-}
-
-zk_operation zop(kind k, std::string path, std::string data = {},
-                 int32_t version = -1) {
-  zk_operation o;
-  o.type = k;
-  o.path = std::move(path);
-  o.data = std::move(data);
-  o.version = version;
-  return o;
-}
+using zk_ops::is;
+using zk_ops::zop;
 
 sync_state& state_of(cluster_controller_ptr self) {
   auto& st = self->state;

@@ -81,6 +81,12 @@ struct cluster_config {
   /// replica.fetch.wait.max.ms, replica.fetch.backoff.ms
   int32_t replica_fetch_wait_max_ms = 500;
   int32_t replica_fetch_backoff_ms = 1000;
+  /// leader.replication.throttled.rate, follower.replication.throttled.rate
+  /// (bytes/s): the broker's quotas for throttled replication traffic
+  /// (domain/replication/replication_quota.hpp); INT64_MAX is none. A
+  /// dynamic broker config of the same name overrides them at run time.
+  int64_t leader_replication_throttled_rate = INT64_MAX;
+  int64_t follower_replication_throttled_rate = INT64_MAX;
   /// Run each broker's log manager (file I/O) on its own thread. Tests under
   /// CAF's deterministic test coordinator turn it off.
   bool detached_io = true;

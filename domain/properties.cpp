@@ -133,6 +133,10 @@ const std::vector<property_doc> docs = {
    "how often the coordinators look for expired offsets"},
   {"replica.fetch.wait.max.ms", "500", "a follower's fetch long-poll"},
   {"replica.fetch.backoff.ms", "1000", "a follower's pause after an error"},
+  {"leader.replication.throttled.rate", "9223372036854775807",
+   "bytes/s a leader serves to throttled replicas (also dynamic)"},
+  {"follower.replication.throttled.rate", "9223372036854775807",
+   "bytes/s a follower fetches for throttled replicas (also dynamic)"},
   {"broker.id", "-1",
    "this process's broker id when it joins a cluster through ZooKeeper"},
   {"zookeeper.connect", "",
@@ -785,6 +789,12 @@ void apply_properties(const properties& props, cluster_config& cfg,
       ok = parse_int<int32_t>(value, cfg.replica_fetch_wait_max_ms, 0, i32max);
     else if (key == "replica.fetch.backoff.ms")
       ok = parse_int<int32_t>(value, cfg.replica_fetch_backoff_ms, 0, i32max);
+    else if (key == "leader.replication.throttled.rate")
+      ok = parse_int<int64_t>(value, cfg.leader_replication_throttled_rate, 0,
+                              INT64_MAX);
+    else if (key == "follower.replication.throttled.rate")
+      ok = parse_int<int64_t>(value, cfg.follower_replication_throttled_rate,
+                              0, INT64_MAX);
     else if (key == "offset.metadata.max.bytes")
       ok = parse_int<int32_t>(value, g.offset_metadata_max_bytes, 0, i32max);
     else if (key == "group.consumer.session.timeout.ms")

@@ -10,6 +10,8 @@
 #include <set>
 #include <variant>
 
+#include "domain/replication/replication_quota.hpp"
+
 #include "domain/log/log_defaults.hpp"
 #include "domain/replication/cluster_metadata.hpp"
 
@@ -36,6 +38,10 @@ constexpr std::string_view unclean_leader_election =
   "unclean.leader.election.enable";
 constexpr std::string_view min_insync_replicas = "min.insync.replicas";
 constexpr std::string_view message_timestamp_type = "message.timestamp.type";
+constexpr std::string_view leader_throttled_replicas =
+  "leader.replication.throttled.replicas";
+constexpr std::string_view follower_throttled_replicas =
+  "follower.replication.throttled.replicas";
 
 /// Kafka 3.9's other topic configs (LogConfig's definitions): known names
 /// that troupe does not implement, refused by name rather than as unknown.
@@ -57,8 +63,6 @@ const std::set<std::string_view>& unsupported_kafka_configs() {
     "message.timestamp.before.max.ms",
     "message.timestamp.after.max.ms",
     "message.downconversion.enable",
-    "leader.replication.throttled.replicas",
-    "follower.replication.throttled.replicas",
     "remote.storage.enable",
     "local.retention.ms",
     "local.retention.bytes",
@@ -336,6 +340,17 @@ std::variant<parsed, config_error> parse_value(const topic_config_def& def,
     }
     case vt::list: {
       auto items = parse_list(trimmed);
+      if (name == leader_throttled_replicas
+          || name == follower_throttled_replicas) {
+        // ThrottledReplicaListValidator, its value shown as Java's
+        // List.toString.
+        if (parse_throttled_replicas(trimmed))
+          return parsed{items};
+        std::string shown = "[";
+        for (size_t i = 0; i < items.size(); ++i)
+          shown += (i ? ", " : "") + items[i];
+        return invalid(name, shown + "]", throttled_replicas_rule);
+      }
       for (auto& item : items)
         if (std::find(v.one_of.begin(), v.one_of.end(), item) == v.one_of.end())
           return invalid(name, item,
@@ -493,6 +508,9 @@ const std::vector<topic_config_def>& topic_config_defs() {
     {unclean_leader_election, vt::boolean, {"unclean.leader.election.enable"}},
     {min_insync_replicas, vt::int32, {"min.insync.replicas"}},
     {message_timestamp_type, vt::string, {"log.message.timestamp.type"}},
+    // No broker synonym: the default is the empty list (nothing throttled).
+    {leader_throttled_replicas, vt::list, {}},
+    {follower_throttled_replicas, vt::list, {}},
   };
   return defs;
 }

@@ -61,7 +61,8 @@ struct topic_config_def {
 /// retention.ms, max.message.bytes, delete.retention.ms,
 /// min.compaction.lag.ms, max.compaction.lag.ms, min.cleanable.dirty.ratio,
 /// cleanup.policy, unclean.leader.election.enable, min.insync.replicas,
-/// message.timestamp.type.
+/// message.timestamp.type, leader.replication.throttled.replicas,
+/// follower.replication.throttled.replicas.
 const std::vector<topic_config_def>& topic_config_defs();
 
 /// The definition of `name`; null when troupe does not support it.

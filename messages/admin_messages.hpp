@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "domain/broker_config.hpp"
 #include "domain/error_code.hpp"
 #include "domain/topic_config.hpp"
 #include "domain/topic_partition.hpp"
@@ -84,6 +85,40 @@ struct alter_topic_configs_response {
 struct topic_config_change {
   std::string topic;
   topic_configs configs;
+};
+
+// -- dynamic broker configs (AlterConfigs 33, IncrementalAlterConfigs 44) -----
+
+/// Listener -> broker -> its node's controller: change the broker's dynamic
+/// configs (the domain's alter_broker_configs says which and how). The
+/// embedded controller keeps them in its metadata, a cluster node in
+/// /config/brokers/<id>. With validate_only nothing is stored.
+struct alter_broker_configs_request {
+  int32_t broker_id = -1;
+  std::vector<config_op> ops;
+  /// false: AlterConfigs, the SETs replace the whole set.
+  bool incremental = true;
+  bool validate_only = false;
+};
+
+/// INVALID_REQUEST, INVALID_CONFIG, ... with Kafka's message; the broker's
+/// dynamic configs as stored afterwards.
+struct alter_broker_configs_response {
+  error_code error = error_code::none;
+  std::string message{};
+  broker_configs configs{};
+};
+
+/// Node's controller -> broker: the broker's dynamic configs, at its start
+/// and after every change (it sets its replication quotas from them); also
+/// the broker's answer to dynamic_broker_configs_request.
+struct dynamic_broker_configs {
+  broker_configs configs;
+};
+
+/// Listener -> broker: its dynamic configs (DescribeConfigs).
+struct dynamic_broker_configs_request {
+  // nop
 };
 
 // -- producer ids (KIP-98) ----------------------------------------------------
@@ -332,6 +367,30 @@ typename Inspector::result_type inspect(Inspector& f,
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, topic_config_change& x) {
   return f(x.topic, x.configs);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        alter_broker_configs_request& x) {
+  return f(x.broker_id, x.ops, x.incremental, x.validate_only);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        alter_broker_configs_response& x) {
+  return f(x.error, x.message, x.configs);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        dynamic_broker_configs& x) {
+  return f(x.configs);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        dynamic_broker_configs_request&) {
+  return f();
 }
 
 template <class Inspector>

@@ -175,6 +175,13 @@ struct replica_config {
   int32_t min_insync_replicas = 1;
   /// max.message.bytes: the largest batch a produce may carry.
   uint64_t max_message_bytes = 1048588;
+  /// leader.replication.throttled.replicas names this replica (this
+  /// partition on this broker): while it leads, what it serves to
+  /// followers out of the ISR counts against the broker's leader quota.
+  bool leader_throttled = false;
+  /// follower.replication.throttled.replicas names it: while it follows
+  /// out of the ISR, its fetches wait for the broker's follower quota.
+  bool follower_throttled = false;
 };
 
 /// The leaderships the change moved, for the brokers to act on.
@@ -432,7 +439,8 @@ typename Inspector::result_type inspect(Inspector& f, partition_metadata& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, replica_config& x) {
-  return f(x.min_insync_replicas, x.max_message_bytes);
+  return f(x.min_insync_replicas, x.max_message_bytes, x.leader_throttled,
+           x.follower_throttled);
 }
 
 template <class Inspector>

@@ -70,7 +70,8 @@ using controller_actor = caf::typed_actor<
 
 /// What the admin APIs ask of a controller beyond controller_actor:
 /// DeleteTopics, topic config changes, blocks of producer ids,
-/// CreatePartitions and ElectLeaders. The
+/// CreatePartitions, ElectLeaders, reassignments and a broker's dynamic
+/// configs. The
 /// embedded controller and a cluster node's speak it; brokers reach it
 /// through their controller_actor handle, and a controller that does not
 /// speak it answers them with an error.
@@ -85,7 +86,9 @@ using admin_controller_actor = caf::typed_actor<
   caf::replies_to<alter_partition_reassignments_request>::with<
     alter_partition_reassignments_response>,
   caf::replies_to<list_partition_reassignments_request>::with<
-    list_partition_reassignments_response>>;
+    list_partition_reassignments_response>,
+  caf::replies_to<alter_broker_configs_request>::with<
+    alter_broker_configs_response>>;
 
 /// CreateAcls, DeleteAcls and AlterUserScramCredentials (docs/ARCHITECTURE.md
 /// §9): the embedded controller stores them in its metadata, a cluster
@@ -175,7 +178,12 @@ using broker_actor = caf::typed_actor<
   caf::replies_to<list_partition_reassignments_request>::with<
     list_partition_reassignments_response>,
   caf::replies_to<delete_records_request>::with<delete_records_response>,
-  caf::replies_to<describe_log_dirs_request>::with<describe_log_dirs_response>>;
+  caf::replies_to<describe_log_dirs_request>::with<describe_log_dirs_response>,
+  caf::replies_to<alter_broker_configs_request>::with<
+    alter_broker_configs_response>,
+  caf::reacts_to<dynamic_broker_configs>,
+  caf::replies_to<dynamic_broker_configs_request>::with<
+    dynamic_broker_configs>>;
 
 /// A node's ZooKeeper session (cluster/zookeeper_session).
 using zookeeper_session_actor =

@@ -194,6 +194,10 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::list_partition_reassignments_response))
   CAF_ADD_TYPE_ID(troupe, (troupe::broker_heartbeat))
   CAF_ADD_TYPE_ID(troupe, (troupe::broker_heartbeat_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::alter_broker_configs_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::alter_broker_configs_response))
+  CAF_ADD_TYPE_ID(troupe, (troupe::dynamic_broker_configs))
+  CAF_ADD_TYPE_ID(troupe, (troupe::dynamic_broker_configs_request))
 
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on

@@ -13,7 +13,10 @@
 #   2. failover: kill -9 and SIGSTOP of a partition leader's node until
 #      the first record acknowledged by the new leader, at troupe's broker
 #      liveness defaults and at Kafka's KRaft settings in the same run
-#      (bench/cluster/failover_bench.py).
+#      (bench/cluster/failover_bench.py);
+#   3. reassignment: 64 MiB moved onto a fourth node and back, without a
+#      throttle and at two --throttle rates, against the produce throughput
+#      of an acks=all producer during the move (bench/cluster/reassign_bench.py).
 #
 #   scripts/bench_cluster.sh                       # ~20 minutes on 2 cores
 #   BENCH_PRODUCE_SECONDS=10 BENCH_TRIALS=10 BENCH_FAULTS=kill9,sigstop \
@@ -122,4 +125,9 @@ EOF
 # -- 2: failover: broker liveness at troupe's and Kafka's settings ------------------------
 echo >&2
 "$py" bench/cluster/failover_bench.py build/troupe "$trials" "$faults" 2>"$out/failover.err" | tee "$out/failover.out" | grep -v '^\[' || true
+
+# -- 3: reassignment throughput with and without a throttle ------------------------------
+echo >&2
+"$py" bench/cluster/reassign_bench.py build/troupe "${BENCH_REASSIGN_MIB:-64}" \
+  2>"$out/reassign.err" | tee "$out/reassign.out" | grep -v '^\[' || true
 echo "raw outputs: $out" >&2

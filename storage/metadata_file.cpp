@@ -90,6 +90,12 @@ proto::ClusterMetadata to_proto(const cluster_metadata& m, uint64_t version) {
   out.set_cluster_id_high(m.cluster_id().high);
   out.set_cluster_id_low(m.cluster_id().low);
   out.set_next_producer_id(m.next_producer_id());
+  for (auto& [id, configs] : m.all_dynamic_configs()) {
+    auto b = out.add_broker_configs();
+    b->set_broker_id(id);
+    for (auto& [k, v] : configs)
+      (*b->mutable_configs())[k] = v;
+  }
   for (auto& [id, alive] : m.brokers()) {
     auto b = out.add_brokers();
     b->set_id(id);
@@ -152,6 +158,9 @@ cluster_metadata from_proto(const proto::ClusterMetadata& in) {
                                      std::move(ids), std::move(configs));
   m.set_cluster_id(uuid{in.cluster_id_high(), in.cluster_id_low()});
   m.set_next_producer_id(in.next_producer_id());
+  for (auto& b : in.broker_configs())
+    m.set_dynamic_configs(
+      b.broker_id(), broker_configs(b.configs().begin(), b.configs().end()));
   return m;
 }
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/tools/tools.hpp"
+#include "domain/broker_config.hpp"
 #include "domain/replication/reassignment_plan.hpp"
 
 namespace troupe::tools {
@@ -60,6 +61,18 @@ std::vector<option_spec> reassign_options() {
       {"broker-list", arg_kind::required,
        "The list of brokers to which the partitions need to be reassigned in "
        "the form \"0,1,2\"."},
+      {"throttle", arg_kind::required,
+       "The movement of partitions between brokers will be throttled to this "
+       "value (bytes/sec). This option can be included with --execute when a "
+       "reassignment is started, and it can be altered by resubmitting the "
+       "current reassignment along with the --additional flag. The throttle "
+       "rate should be at least 1 KB/s."},
+      {"additional", arg_kind::none,
+       "Execute this reassignment in addition to any other ongoing ones. This "
+       "option can also be used to change the throttle of an ongoing "
+       "reassignment."},
+      {"preserve-throttles", arg_kind::none,
+       "Do not modify broker or topic throttles."},
     });
   return specs;
 }
@@ -236,10 +249,124 @@ int generate(kafka_client::admin_client& admin, const parsed_args& a,
   return 0;
 }
 
+// -- throttles (KIP-73) ---------------------------------------------------------
+
+constexpr std::string_view leader_throttled_replicas =
+  "leader.replication.throttled.replicas";
+constexpr std::string_view follower_throttled_replicas =
+  "follower.replication.throttled.replicas";
+
+/// --throttle: a non-negative number of bytes per second; -1 when absent.
+int64_t throttle_of(const parsed_args& a) {
+  if (!a.has("throttle"))
+    return -1;
+  auto text = a.value("throttle");
+  try {
+    size_t used = 0;
+    auto n = std::stoll(text, &used);
+    if (used != text.size() || n < 0)
+      throw std::invalid_argument(text);
+    return n;
+  } catch (const std::exception&) {
+    throw usage_error("Invalid --throttle value: '" + text
+                      + "' (a number of bytes per second)");
+  }
+}
+
+void check_altered(const wire::alter_configs_resource_response& r) {
+  if (r.error != error_code::none)
+    throw kafka_client::client_error("Cannot set the throttle on " + r.resource_name + ": "
+                       + std::string{error_name(r.error)}
+                       + (r.error_message ? ": " + *r.error_message : ""));
+}
+
+/// Kafka's modifyReassignmentThrottle: each moving topic's
+/// leader.replication.throttled.replicas lists its current replicas and
+/// follower.replication.throttled.replicas the new ones (partition:broker,
+/// sorted as strings, as Kafka's TreeSet), then every broker that sends or
+/// receives gets the rate on both sides.
+void set_throttles(kafka_client::admin_client& admin,
+                   const replica_plan& before, const replica_plan& plan,
+                   int64_t rate, std::ostream& out) {
+  std::map<std::string, std::set<std::string>> leaders;
+  std::map<std::string, std::set<std::string>> followers;
+  std::set<int32_t> brokers;
+  for (auto& [tp, target] : plan) {
+    auto& current = before.at(tp);
+    if (current == target)
+      continue;
+    for (auto b : current) {
+      leaders[tp.topic].insert(std::to_string(tp.partition) + ":"
+                               + std::to_string(b));
+      brokers.insert(b);
+    }
+    for (auto b : target) {
+      brokers.insert(b);
+      if (std::find(current.begin(), current.end(), b) == current.end())
+        followers[tp.topic].insert(std::to_string(tp.partition) + ":"
+                                   + std::to_string(b));
+    }
+  }
+  auto joined_set = [](const std::set<std::string>& xs) {
+    std::string s;
+    for (auto& x : xs)
+      s += (s.empty() ? "" : ",") + x;
+    return s;
+  };
+  for (auto& [topic, list] : leaders) {
+    std::vector<wire::incremental_alterable_config> ops{
+      {std::string{leader_throttled_replicas}, wire::config_operation_set,
+       joined_set(list)},
+      {std::string{follower_throttled_replicas}, wire::config_operation_set,
+       joined_set(followers[topic])}};
+    check_altered(
+      admin.alter_configs(wire::config_resource_topic, topic, ops, {}, false));
+  }
+  for (auto b : brokers) {
+    std::vector<wire::incremental_alterable_config> ops;
+    for (auto name : {leader_replication_throttled_rate,
+                      follower_replication_throttled_rate})
+      ops.push_back(
+        {std::string{name}, wire::config_operation_set, std::to_string(rate)});
+    check_altered(admin.alter_configs(wire::config_resource_broker,
+                                      std::to_string(b), ops, {}, false));
+  }
+  out << "The inter-broker throttle limit was set to " << rate << " B/s\n";
+}
+
+/// Kafka's clearAllThrottles once --verify finds every move done: the
+/// rates off every broker, the replica lists off the plan's topics.
+void clear_throttles(kafka_client::admin_client& admin,
+                     const std::set<std::string>& topics) {
+  for (auto& b : admin.brokers()) {
+    std::vector<wire::incremental_alterable_config> ops;
+    for (auto name : {leader_replication_throttled_rate,
+                      follower_replication_throttled_rate})
+      ops.push_back({std::string{name}, wire::config_operation_delete, {}});
+    check_altered(admin.alter_configs(wire::config_resource_broker,
+                                      std::to_string(b.id), ops, {}, false));
+  }
+  for (auto& t : topics) {
+    std::vector<wire::incremental_alterable_config> ops;
+    for (auto name : {leader_throttled_replicas, follower_throttled_replicas})
+      ops.push_back({std::string{name}, wire::config_operation_delete, {}});
+    check_altered(
+      admin.alter_configs(wire::config_resource_topic, t, ops, {}, false));
+  }
+}
+
 int execute(kafka_client::admin_client& admin, const parsed_args& a,
             std::ostream& out, std::ostream& err) {
   check_required(a, "reassignment-json-file");
   auto plan = parse_plan(a.value("reassignment-json-file"));
+  auto throttle = throttle_of(a);
+  if (!a.has("additional") && !admin.list_partition_reassignments().empty())
+    throw usage_error(
+      "Cannot execute because there is an existing partition assignment.  "
+      "Use --additional to override this and create a new partition "
+      "assignment in addition to the existing one. The --additional flag can "
+      "also be used to change the throttle by resubmitting the current "
+      "reassignment.");
   std::set<std::string> topics;
   for (auto& [tp, r] : plan)
     topics.insert(tp.topic);
@@ -257,6 +384,11 @@ int execute(kafka_client::admin_client& admin, const parsed_args& a,
       << plan_json(before) << "\n\n"
       << "Save this to use as the --reassignment-json-file option during "
          "rollback\n";
+  if (throttle >= 0) {
+    out << "Warning: You must run --verify periodically, until the "
+           "reassignment completes, to ensure the throttle is removed.\n";
+    set_throttles(admin, before, plan, throttle, out);
+  }
   std::map<client_partition, std::optional<std::vector<int32_t>>> targets;
   for (auto& [tp, r] : plan)
     targets[to_client(tp)] = r;
@@ -312,6 +444,9 @@ int verify(kafka_client::admin_client& admin, const parsed_args& a,
           << " rather than " << joined(target) << ".\n";
     }
   }
+  // The moves are done: their throttles go (unless kept on purpose).
+  if (done && !a.has("preserve-throttles"))
+    clear_throttles(admin, topics);
   return done ? 0 : 1;
 }
 

@@ -508,6 +508,20 @@ error_code cluster_metadata::delete_topic(const std::string& name) {
   return error_code::none;
 }
 
+const broker_configs& cluster_metadata::dynamic_configs(int32_t broker) const {
+  static const broker_configs none;
+  auto i = dynamic_configs_.find(broker);
+  return i == dynamic_configs_.end() ? none : i->second;
+}
+
+void cluster_metadata::set_dynamic_configs(int32_t broker,
+                                           broker_configs configs) {
+  if (configs.empty())
+    dynamic_configs_.erase(broker);
+  else
+    dynamic_configs_[broker] = std::move(configs);
+}
+
 const topic_configs& cluster_metadata::configs(const std::string& name) const {
   static const topic_configs none;
   auto i = configs_.find(name);

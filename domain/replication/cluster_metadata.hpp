@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "domain/broker_config.hpp"
 #include "domain/error_code.hpp"
 #include "domain/topic_config.hpp"
 #include "domain/topic_partition.hpp"
@@ -213,6 +214,16 @@ public:
   /// Kafka's ProducerIdControlManager: the next unallocated producer id.
   /// Blocks are handed out in ascending order and never again, so the
   /// value is persisted with the metadata.
+  /// Each broker's dynamic configs (domain/broker_config.hpp), kept here
+  /// by the embedded node; a cluster node keeps its own in
+  /// /config/brokers/<id>.
+  const broker_configs& dynamic_configs(int32_t broker) const;
+  void set_dynamic_configs(int32_t broker, broker_configs configs);
+  const std::map<int32_t, broker_configs>&
+  all_dynamic_configs() const noexcept {
+    return dynamic_configs_;
+  }
+
   int64_t next_producer_id() const noexcept {
     return next_producer_id_;
   }
@@ -284,6 +295,7 @@ private:
   std::map<std::string, topic_configs> configs_;
   uuid cluster_id_;
   int64_t next_producer_id_ = 0;
+  std::map<int32_t, broker_configs> dynamic_configs_;
 };
 
 /// Kafka's KafkaController.checkAndTriggerAutoLeaderRebalance: for every

@@ -928,6 +928,66 @@ std::string topic_entity_path(std::string_view topic) {
   return "topics/" + std::string{topic};
 }
 
+// -- /admin/reassign_partitions --------------------------------------------------
+
+std::string encode_reassign_partitions(const partition_reassignments& r) {
+  // Map("version" -> 1, "partitions" -> [Map(topic, partition, replicas)]):
+  // small Scala Maps keep insertion order.
+  std::string parts;
+  for (auto& [tp, replicas] : r) {
+    if (!parts.empty())
+      parts += ',';
+    parts += "{\"topic\":" + json_quote(tp.first)
+             + ",\"partition\":" + std::to_string(tp.second)
+             + ",\"replicas\":" + json_int_array(replicas) + "}";
+  }
+  return "{\"version\":1,\"partitions\":[" + parts + "]}";
+}
+
+decoded<partition_reassignments>
+decode_reassign_partitions(std::string_view text) {
+  using result = decoded<partition_reassignments>;
+  constexpr std::string_view znode = "/admin/reassign_partitions";
+  try {
+    json doc;
+    std::string error;
+    if (!parse_object(text, doc, error))
+      return fail_with<partition_reassignments>(znode, error, text);
+    partition_reassignments out;
+    if (!doc.contains("partitions") || doc["partitions"].is_null())
+      return out;
+    auto& parts = doc["partitions"];
+    if (!parts.is_array())
+      return fail_with<partition_reassignments>(
+        znode, "\"partitions\" is not an array", text);
+    for (auto& p : parts) {
+      if (!p.is_object())
+        return fail_with<partition_reassignments>(
+          znode, "a partition entry is not an object", text);
+      json_reader in{p};
+      auto topic = in.optional_string("topic");
+      auto partition = in.int32("partition");
+      auto replicas = in.int32_array("replicas");
+      if (!topic && in.error().empty())
+        in.fail("missing \"topic\"");
+      if (!in.error().empty())
+        return fail_with<partition_reassignments>(znode, in.error(), text);
+      out[{*topic, partition}] = std::move(replicas);
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return result::failure(std::string{znode} + ": " + e.what());
+  }
+}
+
+std::string broker_config_path(int32_t broker_id) {
+  return "/config/brokers/" + std::to_string(broker_id);
+}
+
+std::string broker_entity_path(int32_t broker_id) {
+  return "brokers/" + std::to_string(broker_id);
+}
+
 std::string encode_topic_config(const topic_configs& configs) {
   std::vector<std::string_view> keys;
   for (auto& [k, v] : configs)

@@ -30,6 +30,12 @@ inline constexpr std::string_view brokers_path = "/brokers";
 inline constexpr std::string_view broker_ids_path = "/brokers/ids";
 inline constexpr std::string_view topics_path = "/brokers/topics";
 inline constexpr std::string_view delete_topics_path = "/admin/delete_topics";
+/// The pre-KIP-455 way to ask for a reassignment (ReassignPartitionsZNode):
+/// the controller starts each partition's move when the znode is created,
+/// and rewrites it without the partitions whose move completed (deletes it
+/// when none is left).
+inline constexpr std::string_view reassign_partitions_path =
+  "/admin/reassign_partitions";
 inline constexpr std::string_view cluster_id_path = "/cluster/id";
 
 /// /brokers/ids/<id> (BrokerIdZNode), ephemeral.
@@ -252,6 +258,22 @@ decoded<producer_id_block>
 next_producer_id_block(const producer_id_block& previous, int32_t broker_id,
                        int32_t size);
 
+// -- /admin/reassign_partitions --------------------------------------------------
+
+/// ReassignPartitionsZNode: partition -> target replicas.
+using partition_reassignments =
+  std::map<std::pair<std::string, int32_t>, std::vector<int32_t>>;
+
+/// {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]}
+/// in the map's order.
+std::string encode_reassign_partitions(const partition_reassignments& r);
+
+/// ReassignPartitionsZNode.decode: "partitions" entries with "topic",
+/// "partition" and "replicas" ("log_dirs" ignored); a partition named twice
+/// keeps its last entry.
+decoded<partition_reassignments>
+decode_reassign_partitions(std::string_view json);
+
 // -- /config/topics/<t>, /config/changes ------------------------------------------
 
 inline constexpr std::string_view config_topics_path = "/config/topics";
@@ -269,6 +291,13 @@ std::string topic_config_path(std::string_view topic);
 /// The entity path a change notification names for a topic:
 /// "topics/<t>" (topic names need no Sanitizer escaping).
 std::string topic_entity_path(std::string_view topic);
+
+/// /config/brokers/<id> (ConfigEntityZNode): a broker's dynamic configs,
+/// in the same format as a topic's (encode_topic_config).
+std::string broker_config_path(int32_t broker_id);
+
+/// The entity path a change notification names for a broker: "brokers/<id>".
+std::string broker_entity_path(int32_t broker_id);
 
 /// ConfigEntityZNode.encode: {"version":1,"config":{"k":"v",...}} with the
 /// config's keys in the order Jackson writes a java.util.Properties filled

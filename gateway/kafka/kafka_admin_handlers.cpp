@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "domain/broker_config.hpp"
 #include "domain/topic_name.hpp"
 #include "gateway/kafka/kafka_authorization.hpp"
 #include "gateway/kafka/kafka_configs.hpp"
@@ -376,7 +377,7 @@ void fill(wire::describe_configs_result& out, std::vector<config_entry> entries,
 wire::describe_configs_result
 describe(const wire::describe_configs_resource& res,
          const metadata_response& md, const cluster_config& c,
-         int32_t broker_id, int16_t v,
+         int32_t broker_id, const broker_configs& dynamic, int16_t v,
          const wire::describe_configs_request& req) {
   wire::describe_configs_result out;
   out.resource_type = res.resource_type;
@@ -414,7 +415,7 @@ describe(const wire::describe_configs_resource& res,
       return refuse(error_code::invalid_request,
                     "Unexpected broker id, expected " + std::to_string(broker_id)
                       + " or empty string, but received " + res.resource_name);
-    fill(out, broker_configs(c, broker_id), res, v, req);
+    fill(out, broker_config_entries(c, broker_id, dynamic), res, v, req);
     return out;
   }
   return refuse(error_code::invalid_request,
@@ -455,21 +456,42 @@ void serve_describe_configs(kafka_session_ptr self,
     if (r.resource_type == wire::config_resource_topic
         && validate_topic_name(r.resource_name) == error_code::none)
       md.topics.push_back(r.resource_name);
-  auto answer = [self, h, req, refused, reply](const metadata_response& md) {
+  auto answer = [self, h, req, refused, reply](const metadata_response& md,
+                                               const broker_configs& dynamic) {
     wire::describe_configs_response out;
     for (auto& r : req.resources)
       out.results.push_back(describe(r, md, config_of(self),
-                                     self->state.ctx.broker_id, h.api_version,
-                                     req));
+                                     self->state.ctx.broker_id, dynamic,
+                                     h.api_version, req));
     out.results.insert(out.results.end(), refused.begin(), refused.end());
     reply(frame(h, out, wire::encode_describe_configs_response));
   };
-  if (md.topics.empty()) {
-    answer(metadata_response{});
+  // The topics' configs come with the metadata; the broker's dynamic
+  // configs from the broker.
+  auto with_dynamic = [self, answer, reply,
+                       md = std::move(md)](broker_configs dynamic) mutable {
+    if (md.topics.empty()) {
+      answer(metadata_response{}, dynamic);
+      return;
+    }
+    self->request(self->state.ctx.broker, edge_request_timeout, std::move(md))
+      .then([answer, dynamic](metadata_response& res) { answer(res, dynamic); },
+            [reply](caf::error&) { reply(close_reply()); });
+  };
+  bool of_broker =
+    std::any_of(req.resources.begin(), req.resources.end(), [](auto& r) {
+      return r.resource_type == wire::config_resource_broker;
+    });
+  if (!of_broker) {
+    with_dynamic({});
     return;
   }
-  self->request(self->state.ctx.broker, edge_request_timeout, std::move(md))
-    .then([answer](metadata_response& res) { answer(res); },
+  self
+    ->request(self->state.ctx.broker, edge_request_timeout,
+              dynamic_broker_configs_request{})
+    .then([with_dynamic](dynamic_broker_configs& d) mutable {
+            with_dynamic(std::move(d.configs));
+          },
           [reply](caf::error&) { reply(close_reply()); });
 }
 
@@ -496,9 +518,10 @@ std::string joined(const std::vector<std::string>& names,
 /// Kafka's ConfigAdminManager.preprocess (the broker's checks before the
 /// change goes to the controller) and, for broker resources, its answer:
 /// INVALID_REQUEST for a resource given twice, a config named twice, a
-/// null value other than a DELETE's, an unknown operation; a broker's
-/// configs are read-only in troupe (Kafka's answer for a config that
-/// cannot be updated dynamically). nullopt: a topic to send on.
+/// null value other than a DELETE's, an unknown operation; a broker config
+/// troupe does not change at run time (Kafka's answer for a config that
+/// cannot be updated dynamically). nullopt: a topic, or this broker's
+/// replication quotas, to send on.
 std::optional<std::pair<error_code, std::string>>
 preprocess(const config_change& r, int count_of_resource, int32_t broker_id) {
   auto refuse = [](error_code e, std::string message) {
@@ -547,19 +570,31 @@ preprocess(const config_change& r, int count_of_resource, int32_t broker_id) {
                           + std::to_string(broker_id) + ", but received "
                           + r.resource_name);
       }
+      // AlterConfigs with no configs clears a broker's dynamic set.
+      if (r.ops.empty() && !r.resource_name.empty())
+        return std::nullopt;
       if (r.ops.empty())
         return std::pair{error_code::none, std::string{}};
-      std::vector<std::string> changed;
+      std::vector<std::string> fixed;
       for (auto& op : r.ops)
-        changed.push_back(op.name);
+        if (!dynamic_broker_config(op.name))
+          fixed.push_back(op.name);
       // DynamicBrokerConfig.validateConfigs' words (a ConfigException that
       // the broker answers as INVALID_REQUEST, KAFKA-13609).
-      return refuse(error_code::invalid_request,
-                    "Cannot update these configs dynamically: Set("
-                      + joined(changed, ", ")
-                      + "): troupe reads its broker configs only at start "
-                        "(the properties file and --override); set them "
-                        "there and restart the broker");
+      if (!fixed.empty())
+        return refuse(error_code::invalid_request,
+                      "Cannot update these configs dynamically: Set("
+                        + joined(fixed, ", ")
+                        + "): troupe reads these broker configs only at "
+                          "start (the properties file and --override); set "
+                          "them there and restart the broker");
+      if (r.resource_name.empty())
+        return refuse(error_code::invalid_request,
+                      "troupe keeps dynamic broker configs per broker, not "
+                      "as cluster-wide defaults: set them on each broker "
+                      "id");
+      // The replication quotas: on to the broker (stored by its node).
+      return std::nullopt;
     }
     case wire::config_resource_client_metrics:
     case wire::config_resource_group:
@@ -578,6 +613,13 @@ preprocess(const config_change& r, int count_of_resource, int32_t broker_id) {
                   + std::to_string(static_cast<int>(r.resource_type)));
 }
 
+void alter_topic_configs(
+  kafka_session_ptr self,
+  std::shared_ptr<std::vector<wire::alter_configs_resource_response>> results,
+  std::vector<alter_topic_configs_request> asks, std::vector<size_t> asked,
+  std::function<void(std::vector<wire::alter_configs_resource_response>)>
+    answer);
+
 /// Both APIs: the listener's checks, then each topic's change to the
 /// controller through the broker, answered in the request's order
 /// (ConfigAdminManager.reassemble*Response).
@@ -593,6 +635,9 @@ void alter_configs(
     std::make_shared<std::vector<wire::alter_configs_resource_response>>();
   std::vector<alter_topic_configs_request> asks;
   std::vector<size_t> asked;
+  // A broker resource names this broker (preprocess): at most one.
+  std::optional<alter_broker_configs_request> broker_ask;
+  size_t broker_asked = 0;
   auto auth = authorizer_of(self);
   for (auto& r : changes) {
     wire::alter_configs_resource_response out;
@@ -611,12 +656,55 @@ void alter_configs(
       out.error = refused->first;
       if (refused->first != error_code::none && !refused->second.empty())
         out.error_message = refused->second;
+    } else if (r.resource_type == wire::config_resource_broker) {
+      broker_asked = results->size();
+      broker_ask = alter_broker_configs_request{self->state.ctx.broker_id, r.ops,
+                                                incremental, validate_only};
     } else {
       asked.push_back(results->size());
       asks.push_back({r.resource_name, r.ops, incremental, validate_only});
     }
     results->push_back(std::move(out));
   }
+  if (broker_ask) {
+    // The broker's own change first, then the topics'.
+    auto rest = [self, results, answer, asks = std::move(asks), asked = std::move(asked)]() mutable {
+      alter_topic_configs(self, results, std::move(asks), std::move(asked),
+                          std::move(answer));
+    };
+    self
+      ->request(self->state.ctx.broker, edge_request_timeout,
+                std::move(*broker_ask))
+      .then(
+        [results, broker_asked, rest](alter_broker_configs_response& a) mutable {
+          auto& r = (*results)[broker_asked];
+          r.error = a.error;
+          if (a.error != error_code::none)
+            r.error_message = a.message.empty()
+                                ? std::string{error_message(a.error)}
+                                : a.message;
+          rest();
+        },
+        [results, broker_asked, rest](caf::error&) mutable {
+          auto& r = (*results)[broker_asked];
+          r.error = error_code::request_timed_out;
+          r.error_message = "The broker's node did not answer in time.";
+          rest();
+        });
+    return;
+  }
+  alter_topic_configs(self, results, std::move(asks), std::move(asked),
+                      std::move(answer));
+}
+
+/// The topics' changes of alter_configs, through the broker to the
+/// controller, answered in the request's order.
+void alter_topic_configs(
+  kafka_session_ptr self,
+  std::shared_ptr<std::vector<wire::alter_configs_resource_response>> results,
+  std::vector<alter_topic_configs_request> asks, std::vector<size_t> asked,
+  std::function<void(std::vector<wire::alter_configs_resource_response>)>
+    answer) {
   if (asks.empty()) {
     answer(std::move(*results));
     return;

@@ -185,8 +185,9 @@ std::vector<config_entry> topic_config_entries(const cluster_config& c,
   return out;
 }
 
-std::vector<config_entry> broker_configs(const cluster_config& c,
-                                         int32_t broker_id) {
+std::vector<config_entry> broker_config_entries(const cluster_config& c,
+                                                int32_t broker_id,
+                                                const broker_configs& dynamic) {
   using t = config_type;
   auto& g = c.group;
   auto& log = c.log;
@@ -283,7 +284,25 @@ std::vector<config_entry> broker_configs(const cluster_config& c,
                  t::int64),
     broker_entry("unclean.leader.election.enable",
                  str(c.unclean_leader_election), t::boolean),
+    broker_entry(std::string{leader_replication_throttled_rate},
+                 str(c.leader_replication_throttled_rate), t::int64),
+    broker_entry(std::string{follower_replication_throttled_rate},
+                 str(c.follower_replication_throttled_rate), t::int64),
   };
+  // ConfigHelper.createBrokerConfigEntry: a dynamic value first
+  // (DYNAMIC_BROKER_CONFIG), then the static and default synonyms.
+  for (auto& e : out) {
+    if (!dynamic_broker_config(e.name))
+      continue;
+    e.read_only = false;
+    auto i = dynamic.find(e.name);
+    if (i == dynamic.end())
+      continue;
+    e.value = i->second;
+    e.synonyms.insert(e.synonyms.begin(), {e.name, i->second,
+                                           config_source::dynamic_broker_config});
+    e.source = config_source::dynamic_broker_config;
+  }
   std::sort(out.begin(), out.end(),
             [](auto& x, auto& y) { return x.name < y.name; });
   return out;

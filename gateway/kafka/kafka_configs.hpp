@@ -5,13 +5,14 @@
 // LogConfig names) with their source, the topic's own override
 // (TOPIC_CONFIG) or the broker setting it falls back to
 // (STATIC_BROKER_CONFIG, DEFAULT_CONFIG), and a broker's (KafkaConfig
-// names, read-only: troupe reads them only at start). The per-topic configs
+// names, read-only but for the dynamic ones, domain/broker_config.hpp). The per-topic configs
 // themselves are the domain's (domain/topic_config.hpp). Plain C++, no CAF.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "domain/broker_config.hpp"
 #include "domain/cluster_config.hpp"
 #include "domain/topic_config.hpp"
 
@@ -20,6 +21,7 @@ namespace troupe {
 /// Kafka's DescribeConfigsResponse.ConfigSource.
 enum class config_source : int8_t {
   topic_config = 1, // DYNAMIC_TOPIC_CONFIG: the topic's override
+  dynamic_broker_config = 2, // DYNAMIC_BROKER_CONFIG: this broker's
   static_broker_config = 4,
   default_config = 5,
 };
@@ -68,8 +70,10 @@ std::vector<config_entry> topic_config_entries(const cluster_config& config,
                                                const std::string& topic,
                                                const topic_configs& overrides);
 
-/// Broker `broker_id`'s configs.
-std::vector<config_entry> broker_configs(const cluster_config& config,
-                                         int32_t broker_id);
+/// Broker `broker_id`'s configs: its settings, and over them its
+/// `dynamic` configs (DYNAMIC_BROKER_CONFIG, not read-only).
+std::vector<config_entry> broker_config_entries(const cluster_config& config,
+                                                int32_t broker_id,
+                                                const broker_configs& dynamic);
 
 } // namespace troupe

@@ -270,7 +270,11 @@ void kafka_listener::start(const embedded_node& node,
       auto port = static_cast<uint16_t>(spec.port + static_cast<int32_t>(i));
       kafka_request_context ctx;
       ctx.broker = node.brokers[i];
-      ctx.broker_id = static_cast<int32_t>(i);
+      // A cluster node's one broker has the node's broker.id; the embedded
+      // node's brokers are 0..n-1.
+      ctx.broker_id = cluster.zookeeper.enabled()
+                        ? cluster.zookeeper.broker_id
+                        : static_cast<int32_t>(i);
       ctx.auto_create_topics = cluster.auto_create_topics;
       ctx.config = shared;
       ctx.security = config_.security;

@@ -247,7 +247,7 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
                                  "Unknown topic config name: x",
                                  {{"retention.ms", "1000"}}},
     topic_config_change{"t", {{"segment.ms", "60000"}}},
-    replica_config{2, 2048},
+    replica_config{2, 2048, true, false},
     listener_address{"CLIENT", "broker-1.example", 9093},
     create_acls_request{{acl_sample}},
     create_acls_response{
@@ -302,7 +302,17 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     list_partition_reassignments_request{60000, false, {{"t", 0}}},
     ongoing_reassignment{{"t", 0}, {1, 2, 4, 3}, {4}, {3}},
     list_partition_reassignments_response{
-      error_code::none, "", {{{"t", 0}, {1, 2, 4, 3}, {4}, {3}}}});
+      error_code::none, "", {{{"t", 0}, {1, 2, 4, 3}, {4}, {3}}}},
+    alter_broker_configs_request{
+      2,
+      {{"follower.replication.throttled.rate", config_op_type::set,
+        std::string{"1048576"}}},
+      true,
+      false},
+    alter_broker_configs_response{
+      error_code::none, "", {{"leader.replication.throttled.rate", "10"}}},
+    dynamic_broker_configs{{{"follower.replication.throttled.rate", "5"}}},
+    dynamic_broker_configs_request{});
 }
 
 } // namespace troupe::test

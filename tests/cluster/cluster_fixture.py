@@ -538,6 +538,24 @@ class ProducerLoop(threading.Thread):
             return [a for a in self.acked if t0 <= a.t < t1 and (partition is None or a.partition == partition)]
 
 
+def fill(bootstrap, topic, partitions, megabytes, value_bytes=16384):
+    """`megabytes` MiB of acks=all records spread over `partitions`."""
+    p = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 10, "batch.size": 262144, "log_level": 2})
+    value = b"x" * value_bytes
+    count = megabytes * (1 << 20) // value_bytes
+    failed = []
+    for i in range(count):
+        while True:
+            try:
+                p.produce(topic, value, partition=i % partitions, on_delivery=lambda err, msg: err and failed.append(err))
+                break
+            except BufferError:
+                p.poll(0.05)
+        p.poll(0)
+    check(p.flush(60) == 0 and not failed, f"filling {topic}: {failed[:3]}")
+    return count * value_bytes
+
+
 def read_partition(bootstrap, topic, partition, timeout=30):
     """[(offset, value)] of a partition up to its high watermark (kcat)."""
     r = subprocess.run(
@@ -757,6 +775,14 @@ class Cluster:
         for n in self.live_nodes():
             wait_for(f"node {n.id} knowing {name}", lambda: any(t["topic"] == name and all(p["leader"] >= 0 for p in t["partitions"]) for t in (n.metadata() or {}).get("topics", [])), timeout)
         return name
+
+    def set_topic_configs(self, topic, **configs):
+        """`troupe configs --alter` of a topic's overrides (dots as
+        underscores in the names: min_insync_replicas=1)."""
+        pairs = ",".join(f"{k.replace('_', '.')}={v}" for k, v in configs.items())
+        r = subprocess.run([self.troupe, "configs", "--bootstrap-server", self.bootstrap(), "--alter", "--entity-type", "topics", "--entity-name", topic, "--add-config", pairs], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
+        if r.returncode != 0:
+            raise AssertionError(f"configs --alter {topic} {pairs}: {r.stderr.strip()}")
 
     def live_nodes(self):
         return [n for n in self.nodes if n.alive() and not n.paused]

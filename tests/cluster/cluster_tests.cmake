@@ -58,7 +58,9 @@ troupe_cluster_cases(${CMAKE_SOURCE_DIR}/tests/cluster/liveness_test.py
 # app/tools/reassign_tool.cpp).
 troupe_cluster_cases(${CMAKE_SOURCE_DIR}/tests/cluster/reassignment_test.py
     "onto-new-node|200|a topic reassigned onto a fourth node with troupe reassign --balance and --execute while a producer and a consumer group run: --verify reports completion, the removed replicas are deleted, nothing acknowledged is lost and the group does not rebalance"
-    "bad-plans|110|troupe reassign refuses an unknown broker with INVALID_REPLICA_ASSIGNMENT, an unknown partition, a malformed plan and two actions, and --generate places a topic over a broker list")
+    "bad-plans|110|troupe reassign refuses an unknown broker with INVALID_REPLICA_ASSIGNMENT, an unknown partition, a malformed plan and two actions, and --generate places a topic over a broker list"
+    "throttled-move|220|a reassignment with --throttle copies no faster than the replication quota while acks=all produce goes on, and --verify removes the broker and topic throttles once it completes"
+    "zk-znode|140|a plan written to /admin/reassign_partitions (Kafka's pre-KIP-455 znode) is started by the controller, the partition it cannot move is dropped, and the znode is deleted once every move is done")
 
 # The fault-injection checker's short run (tests/cluster/nemesis.py, seeded:
 # the same faults every run; README "Fault injection" has a long one).

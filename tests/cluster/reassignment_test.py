@@ -22,6 +22,7 @@ from cluster_fixture import (  # noqa: E402
     ProducerLoop,
     check,
     check_acknowledged_present,
+    fill,
     log,
     main,
     read_partition,
@@ -131,6 +132,113 @@ def onto_new_node(troupe):
             m.consumer.close()
 
 
+def configs_of(troupe, bootstrap, entity_type, name):
+    """`troupe configs --describe` of one entity, as {name: (value, source)}
+    from its JSON output."""
+    r = subprocess.run([troupe, "configs", "--bootstrap-server", bootstrap, "--describe", "--entity-type", entity_type, "--entity-name", str(name), "--all", "--output", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
+    check(r.returncode == 0, f"configs --describe {entity_type} {name}: {r.stderr}")
+    doc = json.loads(r.stdout)
+    entries = doc[0]["configs"] if isinstance(doc, list) else doc["configs"]
+    return {e["name"]: (e["value"], e["source"]) for e in entries}
+
+
+def throttled_move(troupe):
+    """kafka-reassign-partitions.sh --throttle (KIP-73): a reassignment
+    with a throttle copies no faster than the rate (the broker-level
+    leader/follower.replication.throttled.rate and the topic's
+    throttled-replica lists are set for the moving replicas); acks=all
+    produce goes on meanwhile; --verify, once the moves are done, removes
+    every throttle. The same move without a throttle is logged beside it."""
+    with Cluster(troupe) as c, tempfile.TemporaryDirectory(prefix="troupe-reassign-test-") as tmp:
+        c.start(3)
+        topic = c.create_topic("bulk", 2, 1)
+        # One replica: acks=all needs only it (the cluster's default is 2).
+        c.set_topic_configs(topic, min_insync_replicas=1)
+        size = fill(c.bootstrap(), topic, 2, 8)
+        node4 = c.add_node()
+        node4.start()
+        c.wait_ready([1, 2, 3, 4])
+        before = c.zk_get_json(f"/brokers/topics/{topic}")["partitions"]
+        path = os.path.join(tmp, "plan.json")
+        with open(path, "w") as f:
+            json.dump({"version": 1, "partitions": [{"topic": topic, "partition": q, "replicas": [4]} for q in range(2)]}, f)
+        prod = ProducerLoop(c.bootstrap(), topic, rate=100)
+        prod.start()
+        rate = 1 << 20
+        t_exec = time.monotonic()
+        rc, out, err = reassign(troupe, c.bootstrap(), "--execute", "--reassignment-json-file", path, "--throttle", str(rate))
+        check(rc == 0, f"--execute --throttle exited {rc}: {out} {err}")
+        check(f"The inter-broker throttle limit was set to {rate} B/s" in out, out)
+        check("Warning: You must run --verify periodically" in out, out)
+        b4 = configs_of(troupe, c.bootstrap(), "brokers", 4)
+        check(b4["follower.replication.throttled.rate"] == (str(rate), "DYNAMIC_BROKER_CONFIG"), f"broker 4: {b4['follower.replication.throttled.rate']}")
+        t = configs_of(troupe, c.bootstrap(), "topics", topic)
+        expect_followers = "0:4,1:4"
+        expect_leaders = ",".join(sorted(f"{q}:{before[str(q)][0]}" for q in range(2)))
+        check(t["follower.replication.throttled.replicas"][0] == expect_followers, f"follower list {t['follower.replication.throttled.replicas']}")
+        check(t["leader.replication.throttled.replicas"][0] == expect_leaders, f"leader list {t['leader.replication.throttled.replicas']}")
+        rc, out, _ = reassign(troupe, c.bootstrap(), "--execute", "--reassignment-json-file", path)
+        check(rc == 1, f"a second --execute without --additional: rc {rc}")
+
+        def verified():
+            rc, out, _ = reassign(troupe, c.bootstrap(), "--verify", "--reassignment-json-file", path)
+            return rc == 0 and out
+
+        wait_for("the throttled reassignment to complete", verified, 120, interval=0.5)
+        throttled_s = time.monotonic() - t_exec
+        log(f"{size / (1 << 20):.0f} MiB moved in {throttled_s:.1f} s at a {rate} B/s throttle ({size / throttled_s / (1 << 20):.2f} MiB/s)")
+        # The quota allows the rate over its window and one fetch of up to
+        # 2 MiB beyond it: half the ideal time is a safe floor.
+        check(throttled_s >= size / rate / 2, f"the throttle did not hold: {size} bytes in {throttled_s:.1f} s")
+        b4 = configs_of(troupe, c.bootstrap(), "brokers", 4)
+        check(b4["follower.replication.throttled.rate"][1] != "DYNAMIC_BROKER_CONFIG", f"--verify left the broker throttle: {b4['follower.replication.throttled.rate']}")
+        t = configs_of(troupe, c.bootstrap(), "topics", topic)
+        check(t["follower.replication.throttled.replicas"][0] == "", f"--verify left the topic throttle: {t['follower.replication.throttled.replicas']}")
+        acked_during = len(prod.acks_between(t_exec, t_exec + throttled_s))
+        check(acked_during > 0, "nothing acknowledged during the throttled move")
+        # The same data back to its first brokers, unthrottled.
+        back = os.path.join(tmp, "back.json")
+        with open(back, "w") as f:
+            json.dump({"version": 1, "partitions": [{"topic": topic, "partition": q, "replicas": before[str(q)]} for q in range(2)]}, f)
+        t0 = time.monotonic()
+        rc, out, err = reassign(troupe, c.bootstrap(), "--execute", "--reassignment-json-file", back)
+        check(rc == 0, f"--execute back: {out} {err}")
+        wait_for("the unthrottled reassignment to complete", lambda: reassign(troupe, c.bootstrap(), "--verify", "--reassignment-json-file", back)[0] == 0, 60, interval=0.2)
+        free_s = time.monotonic() - t0
+        log(f"the same move unthrottled took {free_s:.1f} s; {acked_during} records acknowledged during the throttled one")
+        check(prod.stop() == 0 and not prod.failed, f"producer: {len(prod.failed)} failed")
+        for q in range(2):
+            check_acknowledged_present(prod.acked, read_partition(c.leader(topic, q).bootstrap, topic, q), topic, q)
+
+
+def zk_znode(troupe):
+    """Kafka's pre-KIP-455 way: a plan written to /admin/reassign_partitions
+    (ReassignPartitionsZNode). The controller starts each move when the
+    znode is created, drops a partition it cannot move (an unknown topic)
+    from the znode, and deletes the znode once every move is done; the
+    moves are listed by ListPartitionReassignments meanwhile."""
+    with Cluster(troupe) as c:
+        c.start(3)
+        topic = c.create_topic("zkmoved", 2, 2)
+        fill(c.bootstrap(), topic, 2, 2)
+        before = c.zk_get_json(f"/brokers/topics/{topic}")["partitions"]
+        targets = {q: sorted({1, 2, 3} - set(before[str(q)][:1]))[:2] for q in range(2)}
+        plan = {"version": 1, "partitions": [{"topic": topic, "partition": q, "replicas": r} for q, r in targets.items()] + [{"topic": "no-such-topic", "partition": 0, "replicas": [1, 2]}]}
+        log(f"replicas before {before}, plan {targets}")
+        c.zk.create("/admin/reassign_partitions", json.dumps(plan).encode())
+        wait_for("the controller to delete /admin/reassign_partitions", lambda: c.zk.exists("/admin/reassign_partitions") is None, 60)
+        after = c.zk_get_json(f"/brokers/topics/{topic}")
+        for q, r in targets.items():
+            check(after["partitions"][str(q)] == r, f"{topic}-{q}: {after['partitions'][str(q)]}, the plan {r}")
+            check(sorted(c.partition_state(topic, q)["isr"]) == sorted(r), f"{topic}-{q}: ISR {c.partition_state(topic, q)['isr']}")
+        check(not after.get("adding_replicas") and not after.get("removing_replicas"), f"adding/removing left: {after}")
+        rc, out, _ = reassign(troupe, c.bootstrap(), "--list")
+        check(rc == 0 and "No partition reassignments found." in out, f"--list after: {out}")
+        for q in range(2):
+            check(len(read_partition(c.leader(topic, q).bootstrap, topic, q)) == 64, f"{topic}-{q} lost records in the move")
+        log("the znode's moves ran and the znode is gone")
+
+
 def bad_plans(troupe):
     """Kafka's errors for a plan that cannot run: an unknown broker
     (INVALID_REPLICA_ASSIGNMENT), an unknown partition, a cancel of a
@@ -174,6 +282,8 @@ def bad_plans(troupe):
 CASES = {
     "onto-new-node": (onto_new_node, 180),
     "bad-plans": (bad_plans, 90),
+    "throttled-move": (throttled_move, 200),
+    "zk-znode": (zk_znode, 120),
 }
 
 if __name__ == "__main__":

@@ -533,3 +533,34 @@ TEST_CASE("a malformed producer id block znode is refused with a reason") {
     CHECK_FALSE(b);
   }
 }
+
+TEST_CASE("/admin/reassign_partitions is read and written as Kafka's "
+          "ReassignPartitionsZNode") {
+  // What kafka-reassign-partitions.sh --zookeeper wrote (Kafka 2.x),
+  // log_dirs included.
+  auto plan = decode_reassign_partitions(
+    R"({"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[2,3],)"
+    R"("log_dirs":["any","any"]},{"topic":"b","partition":1,"replicas":[1]}]})");
+  REQUIRE(plan);
+  CHECK(plan->size() == 2);
+  CHECK(plan->at({"a", 0}) == std::vector<int32_t>{2, 3});
+  CHECK(plan->at({"b", 1}) == std::vector<int32_t>{1});
+  // Derived from ZkData.scala: Map("version" -> 1, "partitions" -> ...).
+  CHECK(encode_reassign_partitions(*plan)
+        == R"({"version":1,"partitions":[{"topic":"a","partition":0,)"
+           R"("replicas":[2,3]},{"topic":"b","partition":1,"replicas":[1]}]})");
+  CHECK(decode_reassign_partitions(R"({"version":1})")->empty());
+  CHECK_FALSE(decode_reassign_partitions(R"({"partitions":[{"topic":"a"}]})"));
+  CHECK_FALSE(decode_reassign_partitions(
+    R"({"partitions":[{"topic":"a","partition":0,"replicas":"x"}]})"));
+  CHECK_FALSE(decode_reassign_partitions("not json"));
+}
+
+TEST_CASE("a broker's dynamic configs live in /config/brokers/<id> with "
+          "brokers/<id> change notifications") {
+  CHECK(broker_config_path(2) == "/config/brokers/2");
+  CHECK(encode_config_change(broker_entity_path(2))
+        == R"({"version":2,"entity_path":"brokers/2"})");
+  CHECK(encode_topic_config({{"follower.replication.throttled.rate", "10"}})
+        == R"({"version":1,"config":{"follower.replication.throttled.rate":"10"}})");
+}

@@ -48,7 +48,7 @@ TEST_CASE("every topic config troupe supports is accepted with a valid value") {
                {"message.timestamp.type", "LogAppendTime"},
                {"unclean.leader.election.enable", "TRUE"}})
           .ok());
-  CHECK(topic_config_defs().size() == 13);
+  CHECK(topic_config_defs().size() == 15);
 }
 
 TEST_CASE("an unknown topic config name is INVALID_CONFIG with Kafka's "

@@ -110,3 +110,21 @@ TEST_CASE("a metadata file written before topics had configs still loads, "
   CHECK(restored->configs("t").empty());
   CHECK(restored->all_configs().empty());
 }
+
+TEST_CASE("a broker's dynamic configs (its replication quotas) survive a "
+          "restart of the embedded node") {
+  temp_dir dir;
+  cluster_metadata m;
+  m.register_broker(1);
+  m.set_dynamic_configs(1, {{"follower.replication.throttled.rate", "1048576"},
+                            {"leader.replication.throttled.rate", "2097152"}});
+  m.set_dynamic_configs(2, {});
+  metadata_file file{dir.path + "/meta"};
+  REQUIRE(file.save(m).empty());
+  auto loaded = metadata_file{dir.path + "/meta"}.load();
+  auto& restored = std::get<std::optional<cluster_metadata>>(loaded);
+  REQUIRE(restored);
+  CHECK(restored->dynamic_configs(1) == m.dynamic_configs(1));
+  CHECK(restored->dynamic_configs(2).empty());
+  CHECK(restored->all_dynamic_configs().size() == 1);
+}

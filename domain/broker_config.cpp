@@ -1,0 +1,123 @@
+#include "domain/broker_config.hpp"
+
+#include <optional>
+#include <set>
+
+namespace troupe {
+
+namespace {
+
+/// Long.parseLong after String.trim, at least 0.
+std::optional<int64_t> parse_rate(std::string_view s) {
+  while (!s.empty() && static_cast<unsigned char>(s.front()) <= ' ')
+    s.remove_prefix(1);
+  while (!s.empty() && static_cast<unsigned char>(s.back()) <= ' ')
+    s.remove_suffix(1);
+  if (s.empty())
+    return std::nullopt;
+  if (s.front() == '+')
+    s.remove_prefix(1);
+  if (s.empty())
+    return std::nullopt;
+  int64_t n = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9')
+      return std::nullopt;
+    auto d = c - '0';
+    if (n > (INT64_MAX - d) / 10)
+      return std::nullopt;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/// Only for the message: a negative number parses as a LONG but is below
+/// the minimum.
+bool negative_long(std::string_view s) {
+  while (!s.empty() && static_cast<unsigned char>(s.front()) <= ' ')
+    s.remove_prefix(1);
+  while (!s.empty() && static_cast<unsigned char>(s.back()) <= ' ')
+    s.remove_suffix(1);
+  if (s.size() < 2 || s.front() != '-')
+    return false;
+  for (size_t i = 1; i < s.size(); ++i)
+    if (s[i] < '0' || s[i] > '9')
+      return false;
+  return s.size() <= 20;
+}
+
+} // namespace
+
+bool dynamic_broker_config(std::string_view name) {
+  return name == leader_replication_throttled_rate
+         || name == follower_replication_throttled_rate;
+}
+
+config_error alter_broker_configs(int32_t broker_id,
+                                  const broker_configs& current,
+                                  const std::vector<config_op>& ops,
+                                  bool incremental, broker_configs& out) {
+  std::set<std::string> seen;
+  for (auto& op : ops)
+    if (!seen.insert(op.name).second)
+      return {error_code::invalid_request,
+              "Error due to duplicate config keys"};
+  // DynamicBrokerConfig.validateConfigs: names first, then values.
+  std::string fixed;
+  for (auto& op : ops)
+    if (!dynamic_broker_config(op.name))
+      fixed += (fixed.empty() ? "" : ", ") + op.name;
+  if (!fixed.empty())
+    return {error_code::invalid_request,
+            "Cannot update these configs dynamically: Set(" + fixed + ")"};
+  broker_configs next = incremental ? current : broker_configs{};
+  for (auto& op : ops) {
+    switch (op.op) {
+      case config_op_type::set:
+        if (!op.value)
+          return {error_code::invalid_request,
+                  "Null value not supported for : " + op.name};
+        next[op.name] = *op.value;
+        break;
+      case config_op_type::remove:
+        next.erase(op.name);
+        break;
+      case config_op_type::append:
+      case config_op_type::subtract:
+        return {error_code::invalid_config,
+                "Config value append is not allowed for config key: "
+                  + op.name};
+    }
+  }
+  for (auto& [name, value] : next) {
+    if (parse_rate(value))
+      continue;
+    auto why = negative_long(value) ? std::string{"Value must be at least 0"}
+                                    : std::string{"Not a number of type LONG"};
+    return {error_code::invalid_request,
+            "Invalid config value for resource ConfigResource(type=BROKER, "
+            "name='"
+              + std::to_string(broker_id) + "'): Invalid value " + value
+              + " for configuration " + name + ": " + why};
+  }
+  out = std::move(next);
+  return {};
+}
+
+replication_rates replication_rates_of(const cluster_config& config,
+                                       const broker_configs& dynamic) {
+  replication_rates r{config.leader_replication_throttled_rate,
+                      config.follower_replication_throttled_rate};
+  auto take = [&](std::string_view name, int64_t& into) {
+    auto i = dynamic.find(std::string{name});
+    if (i == dynamic.end())
+      return;
+    if (auto n = parse_rate(i->second))
+      into = *n;
+  };
+  take(leader_replication_throttled_rate, r.leader);
+  take(follower_replication_throttled_rate, r.follower);
+  return r;
+}
+
+} // namespace troupe
