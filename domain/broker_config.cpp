@@ -3,47 +3,18 @@
 #include <optional>
 #include <set>
 
+#include "domain/config_parse.hpp"
+
 namespace troupe {
 
 namespace {
 
-/// Long.parseLong after String.trim, at least 0.
+/// A rate: a LONG of at least 0 (Kafka's atLeast(0)).
 std::optional<int64_t> parse_rate(std::string_view s) {
-  while (!s.empty() && static_cast<unsigned char>(s.front()) <= ' ')
-    s.remove_prefix(1);
-  while (!s.empty() && static_cast<unsigned char>(s.back()) <= ' ')
-    s.remove_suffix(1);
-  if (s.empty())
+  auto n = parse_config_long(s);
+  if (!n || *n < 0)
     return std::nullopt;
-  if (s.front() == '+')
-    s.remove_prefix(1);
-  if (s.empty())
-    return std::nullopt;
-  int64_t n = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9')
-      return std::nullopt;
-    auto d = c - '0';
-    if (n > (INT64_MAX - d) / 10)
-      return std::nullopt;
-    n = n * 10 + d;
-  }
   return n;
-}
-
-/// Only for the message: a negative number parses as a LONG but is below
-/// the minimum.
-bool negative_long(std::string_view s) {
-  while (!s.empty() && static_cast<unsigned char>(s.front()) <= ' ')
-    s.remove_prefix(1);
-  while (!s.empty() && static_cast<unsigned char>(s.back()) <= ' ')
-    s.remove_suffix(1);
-  if (s.size() < 2 || s.front() != '-')
-    return false;
-  for (size_t i = 1; i < s.size(); ++i)
-    if (s[i] < '0' || s[i] > '9')
-      return false;
-  return s.size() <= 20;
 }
 
 } // namespace
@@ -92,8 +63,8 @@ config_error alter_broker_configs(int32_t broker_id,
   for (auto& [name, value] : next) {
     if (parse_rate(value))
       continue;
-    auto why = negative_long(value) ? std::string{"Value must be at least 0"}
-                                    : std::string{"Not a number of type LONG"};
+    auto why = parse_config_long(value) ? std::string{"Value must be at least 0"}
+                                        : std::string{"Not a number of type LONG"};
     return {error_code::invalid_request,
             "Invalid config value for resource ConfigResource(type=BROKER, "
             "name='"

@@ -10,6 +10,7 @@
 #include <set>
 #include <variant>
 
+#include "domain/config_parse.hpp"
 #include "domain/replication/replication_quota.hpp"
 
 #include "domain/log/log_defaults.hpp"
@@ -453,6 +454,12 @@ std::string join_comma(const std::vector<std::string>& xs) {
 }
 
 } // namespace
+
+std::optional<int64_t> parse_config_long(std::string_view value) {
+  return java_parse_integer(java_trim(value),
+                            std::numeric_limits<int64_t>::min(),
+                            std::numeric_limits<int64_t>::max());
+}
 
 // -- the configs troupe supports ------------------------------------------------
 
