@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The unit, gateway and actor tests under the sanitizers, each in its own
+# The unit and actor tests under the sanitizers, each in its own
 # build tree (not part of scripts/test.sh: two more full builds):
 #
 #   scripts/sanitize.sh              # ASan + UBSan, then TSan
@@ -20,7 +20,9 @@ cd "$(dirname "$0")/.."
 kinds=("$@")
 [[ ${#kinds[@]} -gt 0 ]] || kinds=(asan tsan)
 jobs="${TROUPE_BUILD_JOBS:-$(nproc)}"
-binaries=(domain_tests gateway_tests actor_tests)
+# The unit (domain and storage) and actor tests; the gateway's and the
+# processes' tests stay with scripts/test.sh.
+binaries=(domain_tests actor_tests)
 status=0
 for kind in "${kinds[@]}"; do
   case "$kind" in

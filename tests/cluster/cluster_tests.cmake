@@ -64,11 +64,11 @@ troupe_cluster_cases(${CMAKE_SOURCE_DIR}/tests/cluster/reassignment_test.py
 
 # The fault-injection checker's short run (tests/cluster/nemesis.py, seeded:
 # the same faults every run; README "Fault injection" has a long one).
-add_test(NAME "cluster: a seeded nemesis (kill -9 of nodes, the controller and the coordinator, SIGSTOP, a ZooKeeper restart) under idempotent producers and a consumer group finds no lost, duplicated or inconsistent record"
+add_test(NAME "cluster: a seeded nemesis (kill -9 of nodes, the controller and the coordinator, SIGSTOP, a ZooKeeper restart, a reassignment onto and off a fourth node under kill -9) under idempotent producers and a consumer group finds no lost, duplicated or inconsistent record"
          COMMAND ${TROUPE_DEBIAN_PYTHON3}
                  ${CMAKE_SOURCE_DIR}/tests/cluster/nemesis.py
                  $<TARGET_FILE:troupe> --seed 23 --seconds 45)
-set_tests_properties("cluster: a seeded nemesis (kill -9 of nodes, the controller and the coordinator, SIGSTOP, a ZooKeeper restart) under idempotent producers and a consumer group finds no lost, duplicated or inconsistent record"
+set_tests_properties("cluster: a seeded nemesis (kill -9 of nodes, the controller and the coordinator, SIGSTOP, a ZooKeeper restart, a reassignment onto and off a fourth node under kill -9) under idempotent producers and a consumer group finds no lost, duplicated or inconsistent record"
   PROPERTIES TIMEOUT 330 RUN_SERIAL TRUE LABELS cluster)
 
 # Per-topic configs across the cluster: CreateTopics' configs in

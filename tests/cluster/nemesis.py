@@ -4,8 +4,9 @@ processes, after Jepsen's Kafka workload (docs/ARCHITECTURE.md §7):
 
     nemesis.py TROUPE [--seed N] [--seconds S] [--interval S]
 
-Three nodes and ZooKeeper on loopback; a topic of 4 partitions with
-replication factor 3 and min.insync.replicas=2.
+Three nodes and ZooKeeper on loopback, a topic of 4 partitions with
+replication factor 3 and min.insync.replicas=2 on them, then a fourth node
+that the reassignments move replicas onto and off.
 
 Workload: two idempotent acks=all producers (librdkafka), a classic
 consumer group of two members committing as it goes, a watcher of every
@@ -14,8 +15,10 @@ partition's high watermark, and at the end a reader of every partition.
 Faults, drawn from random.Random(seed) (the seed is printed; the same seed
 draws the same faults): kill -9 of a random node, of the controller's node
 and of the group coordinator's node (each restarted a few seconds later),
-SIGSTOP shorter and longer than broker.session.timeout.ms, and a ZooKeeper
-restart.
+SIGSTOP shorter and longer than broker.session.timeout.ms, a ZooKeeper
+restart, and a reassignment (one partition's replica swapped for a broker
+that does not hold it, `troupe reassign --execute`) with a kill -9 of a
+random node while it runs.
 
 Checks, each counted as an anomaly:
 - lost: an acknowledged record missing from its partition at its offset;
@@ -30,15 +33,19 @@ Checks, each counted as an anomaly:
 Prints one summary line (faults by kind, records, anomalies, the longest
 gap between acknowledgements per fault kind) and exits 1 on any anomaly.
 Not covered here yet: network partitions (tests/cluster/cluster_tests.py
-network-partition has one), KIP-848 groups, nodes added and removed.
+network-partition has one) and KIP-848 groups (Debian's librdkafka 2.0.2
+predates them).
 """
 
 import argparse
 import collections
+import json
 import os
 import random
 import signal
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -147,14 +154,41 @@ def longest_gap(acks, t0, t1):
     return max(b - a for a, b in zip(edges, edges[1:]))
 
 
+def reassign_one(c, troupe, topic, rng, plan_dir):
+    """Moves one random partition's replica to a broker that does not hold
+    it (`troupe reassign --execute`); returns (partition, target)."""
+    p = rng.randrange(PARTITIONS)
+    current = c.zk_get_json(f"/brokers/topics/{topic}")["partitions"][str(p)]
+    ids = sorted(n.id for n in c.nodes)
+    leaving = rng.choice(current)
+    joining = rng.choice([b for b in ids if b not in current])
+    target = [joining if b == leaving else b for b in current]
+    path = os.path.join(plan_dir, "plan.json")
+    with open(path, "w") as f:
+        json.dump({"version": 1, "partitions": [{"topic": topic, "partition": p, "replicas": target}]}, f)
+    for _ in range(10):
+        r = subprocess.run([troupe, "reassign", "--bootstrap-server", c.bootstrap(), "--execute", "--additional", "--reassignment-json-file", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+        if r.returncode == 0:
+            return p, target
+        time.sleep(0.5)  # e.g. the controller just moved
+    raise AssertionError(f"reassign --execute of {topic}-{p} to {target}: {r.stdout} {r.stderr}")
+
+
+def no_reassignments(c, troupe):
+    r = subprocess.run([troupe, "reassign", "--bootstrap-server", c.bootstrap(), "--list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    return r.returncode == 0 and "No partition reassignments found." in r.stdout
+
+
 def run(troupe, seed, seconds, interval):
     rng = random.Random(seed)
     log(f"nemesis: seed {seed} (replay: nemesis.py TROUPE --seed {seed} --seconds {seconds})")
     anomalies = collections.defaultdict(list)
     faults = []  # (kind, t_start, t_end)
-    with Cluster(troupe, session_timeout_ms=6000, props={"group.initial.rebalance.delay.ms": 0}) as c:
+    with Cluster(troupe, session_timeout_ms=6000, props={"group.initial.rebalance.delay.ms": 0}) as c, tempfile.TemporaryDirectory(prefix="troupe-nemesis-") as plan_dir:
         c.start(3)
         topic = c.create_topic("nemesis", PARTITIONS, 3)
+        c.add_node().start()
+        c.wait_ready([n.id for n in c.nodes])
         producers = [ProducerLoop(c.bootstrap(), topic, rate=150, prefix=f"p{i}", conf={"enable.idempotence": True, "message.timeout.ms": 300000, "request.timeout.ms": 5000}) for i in range(2)]
         for prod in producers:
             prod.start()
@@ -180,11 +214,18 @@ def run(troupe, seed, seconds, interval):
 
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            kind = rng.choice(["kill9", "kill9-controller", "kill9-coordinator", "stop-short", "stop-long", "zookeeper-restart"])
+            kind = rng.choice(["kill9", "kill9-controller", "kill9-coordinator", "stop-short", "stop-long", "zookeeper-restart", "reassign-kill9"])
             down = rng.uniform(1.0, 3.0)
             live = [n for n in c.nodes if n.alive() and not n.paused]
             t0 = time.monotonic()
-            if kind.startswith("kill9"):
+            if kind == "reassign-kill9":
+                p, target = reassign_one(c, troupe, topic, rng, plan_dir)
+                node = rng.choice(live)
+                log(f"nemesis: {topic}-{p} moving to {target}; kill -9 of node {node.id}")
+                time.sleep(rng.uniform(0.0, 0.5))
+                node.kill9()
+                restart_later(node, down)
+            elif kind.startswith("kill9"):
                 if kind == "kill9-controller":
                     target = c.controller()
                 elif kind == "kill9-coordinator":
@@ -209,6 +250,9 @@ def run(troupe, seed, seconds, interval):
             # and every partition of the topic led with a full ISR.
             c.wait_ready([n.id for n in c.nodes], timeout=90)
             wait_for("every ISR complete", lambda: c.topic_led(topic, isr_size=3), 90, interval=0.2)
+            if kind == "reassign-kill9":
+                wait_for("the reassignment to complete", lambda: no_reassignments(c, troupe), 90, interval=0.5)
+                wait_for("every ISR complete", lambda: c.topic_led(topic, isr_size=3), 90, interval=0.2)
             t1 = time.monotonic()
             faults.append((kind, t0, t1))
             log(f"nemesis: {kind} healed after {t1 - t0:.1f} s")
