@@ -12,6 +12,7 @@
 
 #include "actors/clock.hpp"
 #include "domain/log/log_defaults.hpp"
+#include "domain/log/offset_checkpoint.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
 
@@ -36,6 +37,9 @@ int64_t log_clock_ms(log_manager_ptr self) {
 /// but compaction removes batches, and with them the first batch of an
 /// epoch: the checkpoint keeps where each epoch began.
 constexpr const char* epoch_checkpoint = "leader-epoch-checkpoint";
+/// Kafka's name; one per partition directory here, as troupe keeps its
+/// other checkpoints (domain/log/offset_checkpoint.hpp).
+constexpr const char* hw_checkpoint_name = "replication-offset-checkpoint";
 
 void save_epochs(const segment_log& log, const leader_epoch_cache& epochs) {
   auto path = log.dir() + "/" + epoch_checkpoint;
@@ -127,8 +131,44 @@ managed_log* log_for(log_manager_ptr self, const topic_partition& tp) {
   m.epochs.truncate_from_end(m.log->log_end_offset());
   m.epochs.truncate_from_start(m.log->log_start_offset());
   m.cleaner_checkpoint = read_cleaner_checkpoint(dir);
-  m.stable_offset = m.cleaner_checkpoint;
+  // The high watermark as last checkpointed (Kafka's
+  // replication-offset-checkpoint), never past the recovered log's end.
+  m.checkpointed_hw = std::min(read_offset_checkpoint(dir, hw_checkpoint_name),
+                               m.log->log_end_offset());
+  m.stable_offset = std::max(m.cleaner_checkpoint, m.checkpointed_hw);
   return &st.logs.emplace(tp, std::move(m)).first->second;
+}
+
+/// Kafka's ReplicaManager.checkpointHighWatermarks: every partition whose
+/// known high watermark moved since its last checkpoint gets it written, at
+/// most every replica.high.watermark.checkpoint.interval.ms (5 s, Kafka's
+/// default) and when the log manager stops, so that a replica that opens
+/// its log again (a restart, a lost ZooKeeper session) starts from it and
+/// not from the log start: a leader that started from 0 answered ListOffsets
+/// with a high watermark far behind the one clients had seen.
+void checkpoint_high_watermarks(log_manager_state& st) {
+  for (auto& [tp, m] : st.logs) {
+    if (m.stable_offset == m.checkpointed_hw || m.log->failed())
+      continue;
+    if (write_offset_checkpoint(m.log->dir(), hw_checkpoint_name,
+                                m.stable_offset))
+      m.checkpointed_hw = m.stable_offset;
+    else
+      spdlog::error("log_manager: cannot write the high watermark checkpoint "
+                    "of {}",
+                    to_string(tp));
+  }
+}
+
+constexpr int64_t hw_checkpoint_interval_ms = 5000;
+
+void maybe_checkpoint_high_watermarks(log_manager_ptr self) {
+  auto& st = self->state;
+  auto now = now_ms(self);
+  if (now - st.hw_checkpoint_ms < hw_checkpoint_interval_ms)
+    return;
+  st.hw_checkpoint_ms = now;
+  checkpoint_high_watermarks(st);
 }
 
 log_read_response offsets_of(const segment_log& log) {
@@ -143,6 +183,7 @@ log_epoch_response epochs_of(const managed_log& m, int32_t requested_epoch) {
   res.log_start_offset = m.log->log_start_offset();
   res.log_end_offset = m.log->log_end_offset();
   res.latest_epoch = m.epochs.latest_epoch();
+  res.high_watermark = m.stable_offset;
   if (requested_epoch >= 0)
     std::tie(res.epoch, res.end_offset) =
       m.epochs.end_offset_for(requested_epoch, res.log_end_offset);
@@ -487,6 +528,15 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
   if (config.log_cleaner_enable)
     self->delayed_send(self, ms(config.log_cleaner_backoff_ms),
                        log_cleaner_tick{});
+  st.hw_checkpoint_ms = now_ms(self);
+  // A stop (the broker stopped, the node lost its session, the process
+  // shuts down) writes the high watermarks first (Kafka's shutdown does).
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    if (msg.reason == caf::exit_reason::normal)
+      return; // CAF's default: a normal exit of a linked actor is ignored
+    checkpoint_high_watermarks(self->state);
+    self->quit(msg.reason);
+  });
   return {
     [self](log_append_request& req) {
       log_append_response res;
@@ -506,6 +556,7 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
         spdlog::error("log_manager: append to {} failed: {}",
                       to_string(req.partition), m->log->last_error());
       res.log_end_offset = m->log->log_end_offset();
+      maybe_checkpoint_high_watermarks(self);
       return res;
     },
     [self](log_read_request& req) {

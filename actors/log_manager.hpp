@@ -30,6 +30,8 @@ struct managed_log {
   int64_t stable_offset = -1;
   /// When the cleaner looks at this log again (log.cleaner.backoff.ms).
   int64_t next_clean_check_ms = 0;
+  /// The stable offset last written to its replication-offset-checkpoint.
+  int64_t checkpointed_hw = -1;
 };
 
 /// The clean in progress: one log at a time, as Kafka's single cleaner
@@ -54,6 +56,9 @@ struct log_manager_state {
   /// the defaults for every partition of the topic.
   std::map<std::string, log_config> topic_configs;
   int64_t retention_check_interval_ms = 300000;
+  /// When the high watermarks were last checkpointed
+  /// (replica.high.watermark.checkpoint.interval.ms).
+  int64_t hw_checkpoint_ms = 0;
   std::map<topic_partition, managed_log> logs;
   /// Partitions whose topic was deleted: a stray request of a replica that
   /// was stopping finds nothing instead of creating the log again; only a

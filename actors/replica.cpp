@@ -972,8 +972,12 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
         // Kafka's UnifiedLog.updateHighWatermark: never below the log start
         // offset (a DeleteRecords' log-start-offset-checkpoint), never above
         // the log end.
+        // The checkpointed high watermark (Kafka's
+        // replication-offset-checkpoint): a replica opened again starts
+        // where its last run's left off, not at the log start.
         st.high_watermark = std::min(
-          std::max(st.high_watermark, st.log_start_offset), st.log_end_offset);
+          std::max({st.high_watermark, l.high_watermark, st.log_start_offset}),
+          st.log_end_offset);
         st.current = role::offline;
         become(self);
       },

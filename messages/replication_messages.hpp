@@ -121,6 +121,11 @@ struct log_epoch_response {
   /// end_offset_for(requested_epoch): the epoch found and where it ends.
   int32_t epoch = -1;
   int64_t end_offset = -1;
+  /// The highest high watermark the log manager knows for the partition,
+  /// from its replication-offset-checkpoint when the log was opened (Kafka's
+  /// high watermark checkpoint); -1 when none. A replica that opens its log
+  /// starts from it.
+  int64_t high_watermark = -1;
 };
 
 /// A follower's divergence check: truncate to Kafka's rule given the
@@ -286,7 +291,7 @@ typename Inspector::result_type inspect(Inspector& f, log_epoch_request& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, log_epoch_response& x) {
   return f(x.error, x.log_start_offset, x.log_end_offset, x.latest_epoch,
-           x.epoch, x.end_offset);
+           x.epoch, x.end_offset, x.high_watermark);
 }
 
 template <class Inspector>

@@ -4,6 +4,7 @@
 #
 #   scripts/sanitize.sh              # ASan + UBSan, then TSan
 #   scripts/sanitize.sh asan         # or: tsan
+#   TROUPE_SANITIZE_TESTS=domain_tests scripts/sanitize.sh asan
 #
 # asan: build-asan/, -fsanitize=address,undefined, every UBSan report
 #       fatal, leaks checked (LeakSanitizer).
@@ -21,8 +22,9 @@ kinds=("$@")
 [[ ${#kinds[@]} -gt 0 ]] || kinds=(asan tsan)
 jobs="${TROUPE_BUILD_JOBS:-$(nproc)}"
 # The unit (domain and storage) and actor tests; the gateway's and the
-# processes' tests stay with scripts/test.sh.
-binaries=(domain_tests actor_tests)
+# processes' tests stay with scripts/test.sh. TROUPE_SANITIZE_TESTS
+# narrows it (e.g. "domain_tests").
+read -r -a binaries <<<"${TROUPE_SANITIZE_TESTS:-domain_tests actor_tests}"
 status=0
 for kind in "${kinds[@]}"; do
   case "$kind" in

@@ -116,6 +116,42 @@ TEST_CASE("a restarted log manager finds its partitions' logs again") {
   CHECK(fx.append({"t", 0}, batch_of(1, "b")).base_offset == 5);
 }
 
+TEST_CASE("a log opened again starts from its checkpointed high watermark "
+          "(replication-offset-checkpoint), written at most every 5 s and "
+          "when the log manager stops") {
+  log_fixture fx;
+  topic_partition tp{"t", 0};
+  auto epochs = [&] {
+    auto e = fx.ask<log_epoch_response>(fx.logs, log_epoch_request{tp, -1, -1});
+    REQUIRE(e.ready());
+    return e.get();
+  };
+  fx.append(tp, batch_of(5, "a"), 0, 0);
+  fx.append(tp, batch_of(5, "b"), 0, 5);
+  auto dir = fx.dir.path + "/broker-0/t-0/replication-offset-checkpoint";
+  // Not yet: the first checkpoint comes 5 s after the log manager started.
+  CHECK_FALSE(std::filesystem::exists(dir));
+  fx.advance(5000, 100);
+  fx.append(tp, batch_of(5, "c"), 0, 10);
+  REQUIRE(std::filesystem::exists(dir));
+  std::ifstream in{dir};
+  std::string version, count, entry;
+  std::getline(in, version);
+  std::getline(in, count);
+  std::getline(in, entry);
+  CHECK(version == "0");
+  CHECK(count == "1");
+  CHECK(entry == "10");
+  // A later high watermark reaches the file when the log manager stops.
+  fx.append(tp, batch_of(1, "d"), 0, 15);
+  caf::anon_send_exit(fx.logs, caf::exit_reason::user_shutdown);
+  fx.run();
+  fx.start();
+  auto e = epochs();
+  CHECK(e.log_end_offset == 16);
+  CHECK(e.high_watermark == 15);
+}
+
 TEST_CASE("an unusable log directory answers KAFKA_STORAGE_ERROR and the "
           "log manager stays up") {
   test::sim_fixture fx;

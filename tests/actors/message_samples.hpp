@@ -184,7 +184,7 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     epoch_end_offset_request{{"t", 0}, 2, 3},
     epoch_end_offset_response{error_code::none, 2, 90},
     log_epoch_request{{"t", 0}, 1, 4},
-    log_epoch_response{error_code::none, 0, 100, 4, 1, 60},
+    log_epoch_response{error_code::none, 0, 100, 4, 1, 60, 90},
     log_diverge_request{{"t", 0}, 1, 60, 55}, isr_expiration_tick{3},
     produce_timeout{4}, fetch_timeout{5}, follower_fetch_tick{6},
     replica_status_request{},

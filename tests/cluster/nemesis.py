@@ -272,7 +272,15 @@ def run(troupe, seed, seconds, interval):
             final[p] = read_partition(c.leader(topic, p).bootstrap, topic, p, timeout=60)
         values = collections.Counter(v for recs in final.values() for _, v in recs)
         at = {(p, o): v for p, recs in final.items() for o, v in recs}
+        in_partition = {(p, v) for p, recs in final.items() for _, v in recs}
         for a in acked():
+            if a.offset is None or a.offset < 0:
+                # Acknowledged without an offset (librdkafka reports none for
+                # a batch it knows persisted but got no offset for): it must
+                # be in its partition somewhere.
+                if (a.partition, a.value) not in in_partition:
+                    anomalies["lost"].append(f"{a.value} acknowledged (no offset) on partition {a.partition}, not read")
+                continue
             if at.get((a.partition, a.offset)) != a.value:
                 anomalies["lost"].append(f"{a.value} acknowledged at {a.partition}@{a.offset}, read {at.get((a.partition, a.offset))}")
         for v, n in values.items():
@@ -284,6 +292,9 @@ def run(troupe, seed, seconds, interval):
                     anomalies["inconsistent"].append(f"{p}@{o}: {m.name} read {v}, the reader {at[(p, o)]}")
             m.consumer.close()
         failed = sum(len(prod.failed) for prod in producers)
+        no_offset = sum(1 for a in acked() if a.offset is None or a.offset < 0)
+        if no_offset:
+            log(f"nemesis: {no_offset} acknowledgements carried no offset (checked by value)")
 
         kinds = collections.Counter(k for k, _, _ in faults)
         gaps = {}
