@@ -37,8 +37,9 @@ int64_t log_clock_ms(log_manager_ptr self) {
 /// but compaction removes batches, and with them the first batch of an
 /// epoch: the checkpoint keeps where each epoch began.
 constexpr const char* epoch_checkpoint = "leader-epoch-checkpoint";
-/// Kafka's name; one per partition directory here, as troupe keeps its
-/// other checkpoints (domain/log/offset_checkpoint.hpp).
+/// Kafka's name and format: one file in the broker's log directory, a line
+/// per partition (domain/log/offset_checkpoint.hpp), so that a checkpoint
+/// is one fsync whatever the partition count.
 constexpr const char* hw_checkpoint_name = "replication-offset-checkpoint";
 
 void save_epochs(const segment_log& log, const leader_epoch_cache& epochs) {
@@ -133,7 +134,8 @@ managed_log* log_for(log_manager_ptr self, const topic_partition& tp) {
   m.cleaner_checkpoint = read_cleaner_checkpoint(dir);
   // The high watermark as last checkpointed (Kafka's
   // replication-offset-checkpoint), never past the recovered log's end.
-  m.checkpointed_hw = std::min(read_offset_checkpoint(dir, hw_checkpoint_name),
+  auto hw = st.hw_checkpoint.find(tp);
+  m.checkpointed_hw = std::min(hw == st.hw_checkpoint.end() ? -1 : hw->second,
                                m.log->log_end_offset());
   m.stable_offset = std::max(m.cleaner_checkpoint, m.checkpointed_hw);
   return &st.logs.emplace(tp, std::move(m)).first->second;
@@ -147,17 +149,25 @@ managed_log* log_for(log_manager_ptr self, const topic_partition& tp) {
 /// not from the log start: a leader that started from 0 answered ListOffsets
 /// with a high watermark far behind the one clients had seen.
 void checkpoint_high_watermarks(log_manager_state& st) {
+  bool changed = false;
   for (auto& [tp, m] : st.logs) {
-    if (m.stable_offset == m.checkpointed_hw || m.log->failed())
+    if (m.stable_offset == m.checkpointed_hw || m.log->failed()
+        || m.stable_offset < 0)
       continue;
-    if (write_offset_checkpoint(m.log->dir(), hw_checkpoint_name,
-                                m.stable_offset))
-      m.checkpointed_hw = m.stable_offset;
-    else
-      spdlog::error("log_manager: cannot write the high watermark checkpoint "
-                    "of {}",
-                    to_string(tp));
+    st.hw_checkpoint[tp] = m.stable_offset;
+    changed = true;
   }
+  if (!changed)
+    return;
+  if (!write_partition_checkpoint(st.dir, hw_checkpoint_name,
+                                  st.hw_checkpoint)) {
+    spdlog::error("log_manager: cannot write {}/{}", st.dir,
+                  hw_checkpoint_name);
+    return;
+  }
+  for (auto& [tp, m] : st.logs)
+    if (auto i = st.hw_checkpoint.find(tp); i != st.hw_checkpoint.end())
+      m.checkpointed_hw = i->second;
 }
 
 constexpr int64_t hw_checkpoint_interval_ms = 5000;
@@ -529,6 +539,7 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
     self->delayed_send(self, ms(config.log_cleaner_backoff_ms),
                        log_cleaner_tick{});
   st.hw_checkpoint_ms = now_ms(self);
+  st.hw_checkpoint = read_partition_checkpoint(st.dir, hw_checkpoint_name);
   // A stop (the broker stopped, the node lost its session, the process
   // shuts down) writes the high watermarks first (Kafka's shutdown does).
   self->set_exit_handler([self](caf::exit_msg& msg) {
@@ -674,6 +685,7 @@ log_manager(log_manager_ptr self, std::string dir, cluster_config config) {
           st.cleaning.reset();
         }
         st.logs.erase(tp); // closes its files
+        st.hw_checkpoint.erase(tp);
         st.deleted.insert(tp);
         std::error_code ec;
         auto dir = st.dir + "/" + to_string(tp);

@@ -57,8 +57,10 @@ struct log_manager_state {
   std::map<std::string, log_config> topic_configs;
   int64_t retention_check_interval_ms = 300000;
   /// When the high watermarks were last checkpointed
-  /// (replica.high.watermark.checkpoint.interval.ms).
+  /// (replica.high.watermark.checkpoint.interval.ms), and the partitions'
+  /// high watermarks as the checkpoint file holds them.
   int64_t hw_checkpoint_ms = 0;
+  std::map<topic_partition, int64_t> hw_checkpoint;
   std::map<topic_partition, managed_log> logs;
   /// Partitions whose topic was deleted: a stray request of a replica that
   /// was stopping finds nothing instead of creating the log again; only a

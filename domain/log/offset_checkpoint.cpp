@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <fstream>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -22,17 +23,19 @@ int64_t read_offset_checkpoint(const std::string& dir, const char* name) {
   return ok ? static_cast<int64_t>(offset) : -1;
 }
 
-bool write_offset_checkpoint(const std::string& dir, const char* name,
-                             int64_t offset) {
+namespace {
+
+/// `text` to a temporary file, fsynced, renamed over `dir`/`name`, and the
+/// directory fsynced.
+bool write_atomically(const std::string& dir, const char* name,
+                      const std::string& text) {
   auto path = dir + "/" + name;
   auto tmp = path + ".tmp";
-  char text[64];
-  int n = std::snprintf(text, sizeof text, "0\n1\n%" PRId64 "\n", offset);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return false;
-  bool ok = ::write(fd, text, static_cast<size_t>(n)) == n
-            && ::fdatasync(fd) == 0;
+  auto n = static_cast<ssize_t>(text.size());
+  bool ok = ::write(fd, text.data(), text.size()) == n && ::fdatasync(fd) == 0;
   ok = (::close(fd) == 0) && ok;
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());
@@ -44,6 +47,41 @@ bool write_offset_checkpoint(const std::string& dir, const char* name,
   ok = ::fsync(d) == 0;
   ::close(d);
   return ok;
+}
+
+} // namespace
+
+bool write_offset_checkpoint(const std::string& dir, const char* name,
+                             int64_t offset) {
+  return write_atomically(dir, name, "0\n1\n" + std::to_string(offset) + "\n");
+}
+
+std::map<topic_partition, int64_t>
+read_partition_checkpoint(const std::string& dir, const char* name) {
+  std::map<topic_partition, int64_t> out;
+  std::ifstream in(dir + "/" + name);
+  int version = -1;
+  size_t count = 0;
+  if (!(in >> version >> count) || version != 0)
+    return {};
+  for (size_t i = 0; i < count; ++i) {
+    std::string topic;
+    int32_t partition = -1;
+    int64_t offset = -1;
+    if (!(in >> topic >> partition >> offset) || partition < 0 || offset < 0)
+      return {};
+    out[{topic, partition}] = offset;
+  }
+  return out;
+}
+
+bool write_partition_checkpoint(const std::string& dir, const char* name,
+                                const std::map<topic_partition, int64_t>& o) {
+  std::string text = "0\n" + std::to_string(o.size()) + "\n";
+  for (auto& [tp, offset] : o)
+    text += tp.topic + " " + std::to_string(tp.partition) + " "
+            + std::to_string(offset) + "\n";
+  return write_atomically(dir, name, text);
 }
 
 } // namespace troupe

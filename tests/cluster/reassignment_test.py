@@ -66,8 +66,11 @@ def onto_new_node(troupe):
                     m.poll()
 
         def stable():
+            # Both members in the group (a lone first member holds all six
+            # until the second one's join rebalances it) and every
+            # partition owned once.
             poll_all(0.5)
-            return sorted(sum((m.assigned for m in members), [])) == list(range(6))
+            return all(m.assigned for m in members) and sorted(sum((m.assigned for m in members), [])) == list(range(6))
 
         wait_for("the group to own every partition", stable, 60, interval=0)
         wait_for("acknowledgements", lambda: len(prod.acked) >= 300, 30)

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "domain/log/offset_checkpoint.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/log/segment_log.hpp"
 #include "tests/temp_dir.hpp"
@@ -747,4 +749,22 @@ TEST_CASE("segment.ms rolls the active segment once an appended batch is "
   CHECK(log.segment_base_offsets() == std::vector<int64_t>{0, 2});
   append_ok(log, make_batch(1, 10, 7002));
   CHECK(log.segment_base_offsets() == std::vector<int64_t>{0, 2, 5});
+}
+
+TEST_CASE("a log directory's replication-offset-checkpoint is Kafka's "
+          "CheckpointFile of topic, partition and offset lines") {
+  test::temp_dir dir;
+  std::map<topic_partition, int64_t> hw{{{"orders", 0}, 42},
+                                        {{"__consumer_offsets", 17}, 7}};
+  REQUIRE(write_partition_checkpoint(dir.path, "replication-offset-checkpoint",
+                                     hw));
+  std::ifstream in{dir.path + "/replication-offset-checkpoint"};
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  CHECK(text == "0\n2\n__consumer_offsets 17 7\norders 0 42\n");
+  CHECK(read_partition_checkpoint(dir.path, "replication-offset-checkpoint")
+        == hw);
+  CHECK(read_partition_checkpoint(dir.path, "missing").empty());
+  std::ofstream{dir.path + "/bad"} << "0\n2\norders 0 42\n";
+  CHECK(read_partition_checkpoint(dir.path, "bad").empty());
 }
