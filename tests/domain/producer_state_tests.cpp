@@ -23,7 +23,13 @@ producer_batch batch(int64_t pid, int16_t epoch, int32_t first, int32_t count,
   b.producer_epoch = epoch;
   b.first_sequence = first;
   b.offset_delta = count - 1;
-  b.last_sequence = first + count - 1;
+  // DefaultRecordBatch.incrementSequence: past INT32_MAX it wraps to 0
+  // (computed in 64 bits: first + count overflowed an int, UBSan said).
+  auto last = int64_t{first} + count - 1;
+  b.last_sequence = static_cast<int32_t>(
+    last > std::numeric_limits<int32_t>::max()
+      ? last - std::numeric_limits<int32_t>::max() - 1
+      : last);
   b.max_timestamp = timestamp;
   return b;
 }
