@@ -42,9 +42,10 @@ for kind in "${kinds[@]}"; do
   esac
   dir="build-$kind"
   if [[ ! -f "$dir/build.ninja" ]]; then
+    mkdir -p "$dir"
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=$flags" \
-      >"$dir.configure.log" 2>&1 || { tail -n 30 "$dir.configure.log"; exit 1; }
+      >"$dir/configure.log" 2>&1 || { tail -n 30 "$dir/configure.log"; exit 1; }
   fi
   started=$(date +%s)
   cmake --build "$dir" --parallel "$jobs" --target "${binaries[@]}" \
