@@ -9,6 +9,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/timeouts.hpp"
 #include "cluster/cluster_controller.hpp"
 #include "cluster/zk_ops.hpp"
 #include "cluster/zookeeper/zookeeper_client.hpp"
@@ -21,6 +22,21 @@ using zk_error = cluster::zk_error;
 using kind = zk_operation::kind;
 using zk_ops::is;
 using zk_ops::zop;
+
+/// zk_ask for a request that waits on a response promise: always called
+/// back (CLOSING when the session went away meanwhile), so the promise is
+/// answered on every path; zk_ask drops the answers of an older session.
+void zk_ask_answered(cluster_controller_ptr self, zk_operation o,
+                     std::function<void(zk_result&)> then) {
+  self
+    ->request(self->state.zk, cluster_request_timeout, zk_request{std::move(o)})
+    .then([then](zk_result& r) { then(r); },
+          [then](caf::error&) {
+            zk_result r;
+            r.error = static_cast<int32_t>(zk_error::closing);
+            then(r);
+          });
+}
 
 void tell_broker(cluster_controller_ptr self, broker_configs configs) {
   if (auto& b = self->state.broker)
@@ -84,66 +100,67 @@ alter_broker_configs(cluster_controller_ptr self,
                                         + std::to_string(req.broker_id));
     return rp;
   }
-  zk_ask(self, zop(kind::get, path),
-         [self, rp, req, path, fail](zk_result& r) mutable {
-           bool exists = is(r, zk_error::ok);
-           if (!exists && !is(r, zk_error::no_node)) {
-             fail(error_code::unknown_server_error,
-                  "ZooKeeper did not answer; retry.");
-             return;
-           }
-           broker_configs current;
-           if (exists) {
-             auto c = zk::decode_topic_config(r.data);
-             if (c)
-               current = std::move(*c);
-           }
-           broker_configs next;
-           auto e = troupe::alter_broker_configs(
-             req.broker_id, current, req.ops, req.incremental, next);
-           if (!e.ok()) {
-             fail(e.error, std::move(e.message));
-             return;
-           }
-           alter_broker_configs_response res;
-           res.configs = next;
-           if (req.validate_only) {
-             rp.deliver(std::move(res));
-             return;
-           }
-           // AdminZkClient.changeEntityConfig: set or create the entity's
-           // znode, then the change notification, in one multi (the
-           // version check makes a concurrent writer's change fail this
-           // one instead of being overwritten).
-           std::vector<zk_operation> ops;
-           auto data = zk::encode_topic_config(next);
-           if (exists) {
-             auto set = zop(kind::set, path, data);
-             set.version = r.version;
-             ops.push_back(std::move(set));
-           } else {
-             ops.push_back(zop(kind::create, path, data));
-           }
-           auto note = zop(
-             kind::create, std::string{zk::config_change_prefix},
-             zk::encode_config_change(zk::broker_entity_path(req.broker_id)));
-           note.sequential = true;
-           ops.push_back(std::move(note));
-           zk_multi(self, std::move(ops),
-                    [self, rp, res, fail](zk_result& w) mutable {
-                      if (!is(w, zk_error::ok)) {
-                        fail(error_code::unknown_server_error,
-                             "The change was not stored (it raced another "
-                             "writer or ZooKeeper did not answer); retry.");
-                        return;
-                      }
-                      spdlog::info("cluster: broker {} has new dynamic "
-                                   "configs",
-                                   self->state.broker_id);
-                      tell_broker(self, res.configs);
-                      rp.deliver(std::move(res));
-                    });
-         });
+  zk_ask_answered(
+    self, zop(kind::get, path),
+    [self, rp, req, path, fail](zk_result& r) mutable {
+      bool exists = is(r, zk_error::ok);
+      if (!exists && !is(r, zk_error::no_node)) {
+        fail(error_code::unknown_server_error,
+             "ZooKeeper did not answer; retry.");
+        return;
+      }
+      broker_configs current;
+      if (exists) {
+        auto c = zk::decode_topic_config(r.data);
+        if (c)
+          current = std::move(*c);
+      }
+      broker_configs next;
+      auto e = troupe::alter_broker_configs(req.broker_id, current, req.ops,
+                                            req.incremental, next);
+      if (!e.ok()) {
+        fail(e.error, std::move(e.message));
+        return;
+      }
+      alter_broker_configs_response res;
+      res.configs = next;
+      if (req.validate_only) {
+        rp.deliver(std::move(res));
+        return;
+      }
+      // AdminZkClient.changeEntityConfig: set or create the entity's
+      // znode, then the change notification, in one multi (the
+      // version check makes a concurrent writer's change fail this
+      // one instead of being overwritten).
+      std::vector<zk_operation> ops;
+      auto data = zk::encode_topic_config(next);
+      if (exists) {
+        auto set = zop(kind::set, path, data);
+        set.version = r.version;
+        ops.push_back(std::move(set));
+      } else {
+        ops.push_back(zop(kind::create, path, data));
+      }
+      auto note =
+        zop(kind::create, std::string{zk::config_change_prefix},
+            zk::encode_config_change(zk::broker_entity_path(req.broker_id)));
+      note.sequential = true;
+      ops.push_back(std::move(note));
+      zk_multi(self, std::move(ops),
+               [self, rp, res, fail](zk_result& w) mutable {
+                 if (!is(w, zk_error::ok)) {
+                   fail(error_code::unknown_server_error,
+                        "The change was not stored (it raced another "
+                        "writer or ZooKeeper did not answer); retry.");
+                   return;
+                 }
+                 spdlog::info("cluster: broker {} has new dynamic "
+                              "configs",
+                              self->state.broker_id);
+                 tell_broker(self, res.configs);
+                 rp.deliver(std::move(res));
+               });
+    });
   return rp;
 }
 
