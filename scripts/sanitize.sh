@@ -29,10 +29,12 @@ status=0
 for kind in "${kinds[@]}"; do
   case "$kind" in
     asan)
-      flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+      # "null" stays recoverable so that scripts/ubsan.supp can name the
+      # one report in CAF's headers; halt_on_error stops at any other.
+      flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize-recover=null -fno-omit-frame-pointer"
       run_env=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1
                "LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0"
-               UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1) ;;
+               "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$PWD/scripts/ubsan.supp") ;;
     tsan)
       flags="-fsanitize=thread -fno-omit-frame-pointer"
       run_env=("TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp") ;;
@@ -41,6 +43,10 @@ for kind in "${kinds[@]}"; do
       exit 2 ;;
   esac
   dir="build-$kind"
+  # A tree configured with other flags is configured again.
+  if [[ -f "$dir/CMakeCache.txt" ]] && ! grep -qxF "CMAKE_CXX_FLAGS:STRING=$flags" "$dir/CMakeCache.txt"; then
+    rm -f "$dir/build.ninja"
+  fi
   if [[ ! -f "$dir/build.ninja" ]]; then
     mkdir -p "$dir"
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -67,19 +67,39 @@ void answer_after_write(self_ptr self,
   flush(self);
 }
 
+/// Whether a write that failed with `e` left its records in the leader's
+/// log: acks=all timed out waiting for the followers, or the ISR shrank
+/// below min.insync.replicas after the append.
+bool appended_anyway(error_code e) noexcept {
+  return e == error_code::request_timed_out
+         || e == error_code::not_enough_replicas_after_append;
+}
+
 void on_written(self_ptr self, error_code e) {
   auto& st = self->state;
   st.writing = false;
   auto done = std::exchange(st.in_flight, {});
-  if (e == error_code::none) {
+  if (e == error_code::none || appended_anyway(e)) {
+    // The records are in the log. A write that timed out is answered with
+    // the error, but its state stays, as in Kafka's coordinator runtime (a
+    // timed-out write event completes exceptionally and reverts nothing):
+    // the records commit once the followers catch up, and a new leader
+    // that truncates them unloads this coordinator. Reverting here left
+    // the group behind its own log, and a coordinator that loaded the log
+    // later fenced members the first one had taken back.
     for (const auto& r : done.records)
       st.durable.apply(r);
+    auto error = offsets_write_error(offsets_write::group_records, e);
+    if (e != error_code::none)
+      spdlog::warn("consumer group {}: records appended but not replicated "
+                   "in time ({}): answered {}, state kept",
+                   st.g->id(), to_string(e), to_string(error));
     for (auto& deliver : done.answers)
-      deliver(error_code::none);
+      deliver(error);
     flush(self);
     return;
   }
-  // Kafka reverts the group to its last committed state: so do we, and
+  // Not appended: Kafka reverts the group to its last written state, and
   // what was computed on top of the failed write fails with it.
   auto error = offsets_write_error(offsets_write::group_records, e);
   spdlog::warn("consumer group {}: records not written ({}), back to the "

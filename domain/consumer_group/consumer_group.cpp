@@ -205,6 +205,12 @@ std::optional<consumer_group::failure> consumer_group::check_member_epoch(
   // Kafka's throwIfConsumerGroupMemberEpochIsInvalid: an older epoch is
   // accepted only if it is the previous one and the member owns nothing
   // beyond its current assignment (the answer with the new epoch was lost).
+  // Epoch 0 is a member that rejoins after it was fenced, keeping its
+  // member id as KIP-848 says it must (KAFKA-19233): it is taken, and the
+  // owned partitions it reports (none, after a fence) reconcile it.
+  // Fencing it again left it fenced until its session expired.
+  if (received == 0)
+    return std::nullopt;
   auto fenced = [&](const char* which) {
     return failure{error_code::fenced_member_epoch,
                    std::string{"The consumer group member has a "} + which

@@ -27,7 +27,13 @@ struct fake_log {
   std::vector<std::pair<caf::typed_response_promise<produce_response>, bytes>>
     held;
 
+  /// The failing writes are appended all the same (acks=all timing out
+  /// after the leader's append).
+  bool append_failed = false;
+
   produce_response write(bytes batch) {
+    if (fail != error_code::none && append_failed)
+      batches.push_back(std::move(batch));
     if (fail != error_code::none)
       return {fail, -1, 0};
     batches.push_back(std::move(batch));
@@ -218,6 +224,42 @@ TEST_CASE("a failed write also fails the heartbeats computed on top of it") {
   auto again = fx.heartbeat(cg_driver::join_req("m2"));
   REQUIRE(again.ready());
   CHECK(again.get().member_epoch == 1);
+}
+
+TEST_CASE("a write that times out after its append keeps the group's "
+          "state, as Kafka's coordinator runtime does") {
+  cg_fixture fx;
+  fx.box->hold = true;
+  auto p1 = fx.heartbeat(cg_driver::join_req("m1"));
+  auto p2 = fx.heartbeat(cg_driver::join_req("m2"));
+  fx.box->fail = error_code::request_timed_out;
+  fx.box->append_failed = true;
+  fx.release();
+  REQUIRE(p1.ready());
+  // GroupCoordinatorService maps REQUEST_TIMED_OUT to
+  // COORDINATOR_NOT_AVAILABLE; m2's heartbeat, computed on top, is written
+  // after it and answered.
+  CHECK(p1.get().error == error_code::coordinator_not_available);
+  fx.box->fail = error_code::none;
+  fx.release();
+  REQUIRE(p2.ready());
+  CHECK(p2.get().error == error_code::none);
+  CHECK(p2.get().member_epoch == 2);
+  // The coordinator's state is its log's: both members, as a coordinator
+  // loading the log would see them.
+  auto d = fx.describe();
+  CHECK(d.members.size() == 2);
+  CHECK(d.group_epoch == 2);
+  auto image = loaded_consumer_group(fx.replayed(), "g");
+  CHECK(image.members.size() == 2);
+  CHECK(image.group_epoch == 2);
+  // m1, answered with an error, keeps its epoch 0 and joins again: it is
+  // the member the group already has.
+  fx.box->hold = false;
+  auto again = fx.heartbeat(cg_driver::join_req("m1"));
+  REQUIRE(again.ready());
+  CHECK(again.get().error == error_code::none);
+  CHECK(fx.describe().members.size() == 2);
 }
 
 TEST_CASE("a member that stops heartbeating is fenced after "

@@ -115,8 +115,10 @@ def java_hash(s):
 
 
 def coordinator_partition(group, partitions=50):
-    """Kafka's GroupMetadataManager.partitionFor: Utils.abs(hash) % n."""
-    return (java_hash(group) & 0x7FFFFFFF) % partitions
+    """Kafka's GroupMetadataManager.partitionFor: Utils.abs(hash) % n, where
+    Utils.abs(Integer.MIN_VALUE) is 0 (not a mask: abs(-5) is 5)."""
+    h = java_hash(group)
+    return (0 if h == -(1 << 31) else abs(h)) % partitions
 
 
 # -- records on disk --------------------------------------------------------------

@@ -4,21 +4,29 @@ processes, after Jepsen's Kafka workload (docs/ARCHITECTURE.md §7):
 
     nemesis.py TROUPE [--seed N] [--seconds S] [--interval S]
 
-Three nodes and ZooKeeper on loopback, a topic of 4 partitions with
-replication factor 3 and min.insync.replicas=2 on them, then a fourth node
-that the reassignments move replicas onto and off.
+Three nodes and ZooKeeper, each in its own network namespace on one
+bridge (the checker itself in a sixth, `client`), a topic of 4 partitions
+with replication factor 3 and min.insync.replicas=2 on them, then a fourth
+node that the reassignments move replicas onto and off. --loopback runs
+everything on 127.0.0.1 instead, without the partition fault.
 
 Workload: two idempotent acks=all producers (librdkafka), a classic
-consumer group of two members committing as it goes, a watcher of every
-partition's high watermark, and at the end a reader of every partition.
+consumer group of two members (librdkafka) and a KIP-848 group of two
+(@platformatic/kafka, tests/cluster/nemesis_member.mjs), both committing as
+they go, a watcher of every partition's high watermark, a watcher of the
+KIP-848 group's assignments at its coordinator, and at the end a reader of
+every partition.
 
 Faults, drawn from random.Random(seed) (the seed is printed; the same seed
 draws the same faults): kill -9 of a random node, of the controller's node
 and of the group coordinator's node (each restarted a few seconds later),
 SIGSTOP shorter and longer than broker.session.timeout.ms, a ZooKeeper
-restart, and a reassignment (one partition's replica swapped for a broker
+restart, a reassignment (one partition's replica swapped for a broker
 that does not hold it, `troupe reassign --execute`) with a kill -9 of a
-random node while it runs.
+random node while it runs, and a network partition (`ip netns` blackhole
+routes) that cuts a partition leader off from every other node while a
+producer of its own keeps writing to it: the client side stays with the
+cut leader, as a client on the leader's side of a real partition does.
 
 Checks, each counted as an anomaly:
 - lost: an acknowledged record missing from its partition at its offset;
@@ -27,14 +35,20 @@ Checks, each counted as an anomaly:
   reader);
 - nonmonotonic: a consumer reading a partition it owns at an offset not
   above the last it read there, within one ownership;
-- double-owner: a partition assigned to two members at once;
+- double-owner: a partition assigned to two members of the classic group
+  at once (their rebalance callbacks), or held by two members of the
+  KIP-848 group (assignment or pending revocation) in one snapshot of the
+  coordinator's (GET /v1/groups/{g}, every 100 ms);
 - hw-back: a partition's high watermark seen going backwards.
+A cut-off leader that acknowledged a write shows up as "lost": the write
+is truncated when the leader rejoins, since the others have written
+other records at those offsets meanwhile.
 
 Prints one summary line (faults by kind, records, anomalies, the longest
 gap between acknowledgements per fault kind) and exits 1 on any anomaly.
-Not covered here yet: network partitions (tests/cluster/cluster_tests.py
-network-partition has one) and KIP-848 groups (Debian's librdkafka 2.0.2
-predates them).
+The KIP-848 members' reads are checked for consistency with the log;
+their order is not (the client library has no revocation callback that
+marks where one ownership ends).
 """
 
 import argparse
@@ -57,14 +71,19 @@ from cluster_fixture import (  # noqa: E402
     OFFSETS_TOPIC,
     Cluster,
     ProducerLoop,
+    Topology,
     coordinator_partition,
     log,
     read_partition,
     wait_for,
 )
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 PARTITIONS = 4
 GROUP = "nemesis"
+GROUP_848 = "nemesis-848"
+CUT_S = (2.0, 6.0)  # how long a network partition lasts
+CHILDREN = []  # the KIP-848 members' processes, killed however the run ends
 STOP_SHORT_S = 1.0
 STOP_LONG_S = 3.5  # above broker.session.timeout.ms (2 s), below ZooKeeper's 6 s
 
@@ -120,6 +139,98 @@ class Member:
             self.anomalies["nonmonotonic"].append(f"{self.name} read {p}@{o} after {p}@{self.last[p]}")
         self.last[p] = o
         self.reads.append((p, o, msg.value().decode()))
+
+
+class Kip848Member:
+    """A KIP-848 member in its own process (nemesis_member.mjs): what it
+    read, and the errors its client reported."""
+
+    def __init__(self, name, bootstrap, topic, log_dir):
+        self.name = name
+        self.reads = []  # (partition, offset, value)
+        self.errors = []
+        self.assignments = 0
+        # Its client's own log (NEMESIS_CLIENT_DEBUG=plt:kafka:* turns on
+        # @platformatic/kafka's debug output) goes to a file beside the
+        # nodes' logs.
+        env = dict(os.environ)
+        if os.environ.get("NEMESIS_CLIENT_DEBUG"):
+            env["DEBUG"] = os.environ["NEMESIS_CLIENT_DEBUG"]
+        self.log_path = os.path.join(log_dir, f"kip848-{name}.log")
+        with open(self.log_path, "a") as err:
+            self.proc = subprocess.Popen(["node", os.path.join(HERE, "nemesis_member.mjs"), bootstrap, GROUP_848, topic, name],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        CHILDREN.append(self.proc)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                self.errors.append(line.strip())
+                continue
+            if "r" in ev:
+                p, o, v = ev["r"]
+                self.reads.append((p, o, v))
+            elif "a" in ev:
+                self.assignments += 1
+                log(f"nemesis: KIP-848 member {self.name} owns {ev['a']}")
+            elif "e" in ev:
+                self.errors.append(ev["e"])
+                log(f"nemesis: KIP-848 member {self.name}: {ev['e'][:200]}")
+
+    def stop(self):
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.reader.join(timeout=10)
+
+
+class GroupWatcher(threading.Thread):
+    """Snapshots the KIP-848 group at its coordinator (GET /v1/groups/{g}
+    of any live node) and checks that no partition is held by two members:
+    in one member's assignment or pending revocation, never in another's."""
+
+    def __init__(self, cluster, topic, anomalies):
+        super().__init__(daemon=True)
+        self.cluster, self.topic, self.anomalies = cluster, topic, anomalies
+        self.snapshots = 0
+        self.whole = 0  # snapshots in which the members held every partition
+        self.halt = threading.Event()
+
+    def _held(self, member):
+        held = set()
+        for key in ("assignment", "pending_revocation", "pendingRevocation"):
+            for tp in member.get(key) or []:
+                if tp.get("topic") == self.topic:
+                    held.update(tp.get("partitions") or [])
+        return held
+
+    def run(self):
+        rng = random.Random(1)
+        while not self.halt.is_set():
+            live = [n for n in self.cluster.nodes if n.alive() and not n.paused]
+            if live:
+                try:
+                    status, body = rng.choice(live).http("GET", f"/v1/groups/{GROUP_848}", timeout=2)
+                except Exception:  # a node going away: asked again next round
+                    status, body = None, None
+                if status == 200 and isinstance(body, dict):
+                    self.snapshots += 1
+                    owner = {}
+                    for m in body.get("members") or []:
+                        mid = m.get("member_id") or m.get("memberId")
+                        for p in self._held(m):
+                            if p in owner and owner[p] != mid:
+                                self.anomalies["double-owner"].append(f"{GROUP_848}: partition {p} held by {owner[p]} and {mid} in epoch {body.get('group_epoch', body.get('groupEpoch'))}")
+                            owner[p] = mid
+                    self.whole += set(owner) == set(range(PARTITIONS))
+            self.halt.wait(0.1)
 
 
 class Watermarks(threading.Thread):
@@ -179,21 +290,47 @@ def no_reassignments(c, troupe):
     return r.returncode == 0 and "No partition reassignments found." in r.stdout
 
 
-def run(troupe, seed, seconds, interval):
+def run(troupe, seed, seconds, interval, loopback):
+    topo = None
+    if not loopback:
+        topo = Topology(["zk", "n1", "n2", "n3", "n4", "client"])
+    try:
+        if topo:
+            topo.create()
+            topo.enter("client")
+        return run_in(troupe, seed, seconds, interval, topo)
+    finally:
+        for proc in CHILDREN:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
+        if topo:
+            topo.destroy()
+            left = topo.leftovers()
+            if left:
+                log(f"nemesis: namespaces left: {left}")
+
+
+def run_in(troupe, seed, seconds, interval, topo):
     rng = random.Random(seed)
-    log(f"nemesis: seed {seed} (replay: nemesis.py TROUPE --seed {seed} --seconds {seconds})")
+    log(f"nemesis: seed {seed} (replay: nemesis.py TROUPE --seed {seed} --seconds {seconds}{' --loopback' if not topo else ''})")
     anomalies = collections.defaultdict(list)
     faults = []  # (kind, t_start, t_end)
-    with Cluster(troupe, session_timeout_ms=6000, props={"group.initial.rebalance.delay.ms": 0}) as c, tempfile.TemporaryDirectory(prefix="troupe-nemesis-") as plan_dir:
+    kip848 = []
+    with Cluster(troupe, session_timeout_ms=6000, props={"group.initial.rebalance.delay.ms": 0}, topology=topo) as c, tempfile.TemporaryDirectory(prefix="troupe-nemesis-") as plan_dir:
         c.start(3)
         topic = c.create_topic("nemesis", PARTITIONS, 3)
-        c.add_node().start()
+        c.add_node(netns="n4" if topo else None).start()
         c.wait_ready([n.id for n in c.nodes])
-        producers = [ProducerLoop(c.bootstrap(), topic, rate=150, prefix=f"p{i}", conf={"enable.idempotence": True, "message.timeout.ms": 300000, "request.timeout.ms": 5000}) for i in range(2)]
+        idempotent = {"enable.idempotence": True, "message.timeout.ms": 300000, "request.timeout.ms": 5000}
+        producers = [ProducerLoop(c.bootstrap(), topic, rate=150, prefix=f"p{i}", conf=idempotent) for i in range(2)]
         for prod in producers:
             prod.start()
         owners = {}
         members = [Member(f"m{i}", c.bootstrap(), topic, owners, anomalies) for i in range(2)]
+        kip848 += [Kip848Member(f"k{i}", c.bootstrap(), topic, c.dir) for i in range(2)]
+        group_watch = GroupWatcher(c, topic, anomalies)
+        group_watch.start()
         watch = Watermarks(c.bootstrap(), topic, anomalies)
         watch.start()
         stop_polling = threading.Event()
@@ -214,11 +351,28 @@ def run(troupe, seed, seconds, interval):
 
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            kind = rng.choice(["kill9", "kill9-controller", "kill9-coordinator", "stop-short", "stop-long", "zookeeper-restart", "reassign-kill9"])
+            kinds = ["kill9", "kill9-controller", "kill9-coordinator", "stop-short", "stop-long", "zookeeper-restart", "reassign-kill9"]
+            kind = rng.choice(kinds + (["partition-leader"] if topo else []))
             down = rng.uniform(1.0, 3.0)
             live = [n for n in c.nodes if n.alive() and not n.paused]
             t0 = time.monotonic()
-            if kind == "reassign-kill9":
+            if kind == "partition-leader":
+                states = {q: c.partition_state(topic, q) or {} for q in range(PARTITIONS)}
+                leaders = {s.get("leader") for s in states.values()}
+                node = rng.choice([n for n in live if n.id in leaders] or live)
+                led = [q for q, s in states.items() if s.get("leader") == node.id] or [0]
+                # A client on the cut leader's side: it knows only that
+                # broker and writes to a partition it leads.
+                pinned = ProducerLoop(node.bootstrap, topic, partition=led[0], rate=50, prefix=f"cut{len(faults)}", conf=idempotent)
+                pinned.start()
+                producers.append(pinned)
+                time.sleep(0.5)
+                log(f"nemesis: cutting node {node.id} (leads {led}) off from the other nodes")
+                topo.cut(node.netns, [n.netns for n in c.nodes if n is not node])
+                time.sleep(rng.uniform(*CUT_S))
+                topo.heal()
+                log(f"nemesis: node {node.id} healed")
+            elif kind == "reassign-kill9":
                 p, target = reassign_one(c, troupe, topic, rng, plan_dir)
                 node = rng.choice(live)
                 log(f"nemesis: {topic}-{p} moving to {target}; kill -9 of node {node.id}")
@@ -263,8 +417,11 @@ def run(troupe, seed, seconds, interval):
             prod.stop()
         stop_polling.set()
         poller.join(timeout=10)
-        watch.halt.set()
-        watch.join(timeout=10)
+        for w in (watch, group_watch):
+            w.halt.set()
+            w.join(timeout=10)
+        for m in kip848:
+            m.stop()
 
         # The reader: every partition up to its high watermark.
         final = {}
@@ -291,6 +448,14 @@ def run(troupe, seed, seconds, interval):
                 if (p, o) in at and at[(p, o)] != v:
                     anomalies["inconsistent"].append(f"{p}@{o}: {m.name} read {v}, the reader {at[(p, o)]}")
             m.consumer.close()
+        for m in kip848:
+            for p, o, v in m.reads:
+                if (p, o) in at and at[(p, o)] != v:
+                    anomalies["inconsistent"].append(f"{p}@{o}: {m.name} read {v}, the reader {at[(p, o)]}")
+            log(f"nemesis: KIP-848 member {m.name}: {len(m.reads)} records read, {m.assignments} assignments, {len(m.errors)} client errors{' (' + m.errors[-1][:120] + ')' if m.errors else ''}")
+        log(f"nemesis: {group_watch.snapshots} snapshots of {GROUP_848} at its coordinator, {group_watch.whole} with every partition held")
+        if not any(m.reads for m in kip848) or not group_watch.whole:
+            anomalies["stalled"].append(f"the KIP-848 group {GROUP_848} read nothing or never held every partition")
         failed = sum(len(prod.failed) for prod in producers)
         no_offset = sum(1 for a in acked() if a.offset is None or a.offset < 0)
         if no_offset:
@@ -300,7 +465,7 @@ def run(troupe, seed, seconds, interval):
         gaps = {}
         for k, t0, t1 in faults:
             gaps[k] = max(gaps.get(k, 0.0), longest_gap(acked(), t0, t1))
-        counts = {k: len(anomalies[k]) for k in ("lost", "duplicate", "inconsistent", "nonmonotonic", "double-owner", "hw-back")}
+        counts = {k: len(anomalies[k]) for k in ("lost", "duplicate", "inconsistent", "nonmonotonic", "double-owner", "hw-back", "stalled")}
         summary = (
             f"nemesis: seed {seed}, {len(faults)} faults ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}), "
             f"{len(acked())} records acknowledged, {sum(len(r) for r in final.values())} read, {failed} failed, "
@@ -320,6 +485,7 @@ def main():
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--interval", type=float, default=3.0, help="most seconds between faults")
+    ap.add_argument("--loopback", action="store_true", help="every process on 127.0.0.1 (no root needed; no network partitions)")
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     # A bounded run: past its budget (or on SIGTERM) the exception unwinds
@@ -332,7 +498,7 @@ def main():
     signal.signal(signal.SIGALRM, on_alarm)
     signal.signal(signal.SIGTERM, on_alarm)
     signal.alarm(budget)
-    return run(os.path.abspath(args.troupe), seed, args.seconds, args.interval)
+    return run(os.path.abspath(args.troupe), seed, args.seconds, args.interval, args.loopback)
 
 
 if __name__ == "__main__":

@@ -252,6 +252,41 @@ TEST_CASE("a heartbeat with a newer epoch than the coordinator's is fenced "
   CHECK(r.error_message->find("greater member epoch (5)") != std::string::npos);
 }
 
+TEST_CASE("a fenced member that rejoins with epoch 0 under its member id "
+          "gets its assignment back (KAFKA-19233)") {
+  cg_driver d;
+  d.join("m1");
+  d.join("m2");
+  auto all = parts(t6, {0, 1, 2, 3, 4, 5});
+  auto kept = from_wire(d.beat("m1", 1, all).assignment->topic_partitions);
+  REQUIRE(d.beat("m1", 1, kept).member_epoch == 2);
+  REQUIRE(d.beat("m1", 1, all).error == error_code::fenced_member_epoch);
+  // The client gives up its partitions and joins again, same member id.
+  auto r = d.send(cg_driver::join_req("m1"));
+  CHECK(r.error == error_code::none);
+  CHECK(r.member_epoch == 2);
+  REQUIRE(r.assignment);
+  CHECK(from_wire(r.assignment->topic_partitions) == kept);
+  CHECK(d.g.size() == 2);
+}
+
+TEST_CASE("a member asked to revoke that rejoins with epoch 0 owning "
+          "nothing has revoked everything") {
+  cg_driver d;
+  d.join("m1");
+  d.join("m2");
+  d.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
+  REQUIRE(d.member("m1").state == member_state::unrevoked_partitions);
+  auto r = d.send(cg_driver::join_req("m1"));
+  CHECK(r.error == error_code::none);
+  CHECK(r.member_epoch == 2);
+  CHECK(d.member("m1").state == member_state::stable);
+  // m2 gets what m1 gave up.
+  auto got = d.beat("m2", 2, partition_assignment{});
+  REQUIRE(got.assignment);
+  CHECK(partition_count(from_wire(got.assignment->topic_partitions)) == 3);
+}
+
 TEST_CASE("a heartbeat from a member the group does not know gets "
           "UNKNOWN_MEMBER_ID") {
   cg_driver d;
