@@ -487,6 +487,7 @@ void active_controller::finish_loading(std::shared_ptr<loading> l) {
   // imbalance check runs every interval from now on (KafkaController
   // .onControllerFailover schedules it the same way).
   sync_sessions();
+  fence_unlinked();
   schedule(cluster_tick::kind::broker_sessions,
            st.config.zookeeper.broker_heartbeat_interval_ms);
   schedule(cluster_tick::kind::leader_balance,

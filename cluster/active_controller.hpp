@@ -110,6 +110,12 @@ public:
   /// process's connection closes at once): it is fenced now.
   void on_link_lost(int32_t broker_id);
 
+  /// At the start of a controllership: the brokers whose node link this
+  /// node saw close and not come back, and the controller this node
+  /// suspected (cluster/controller_failover.cpp), are fenced at once, not
+  /// after a session timeout of grace.
+  void fence_unlinked();
+
   /// A cluster_tick of this controllership (session checks, the leader
   /// imbalance check); those of an earlier one are ignored.
   void on_tick(const cluster_tick& t);

@@ -167,6 +167,21 @@ void active_controller::on_link_lost(int32_t broker_id) {
     fence(broker_id, "its node link closed");
 }
 
+void active_controller::fence_unlinked() {
+  sync_sessions();
+  auto& st = self_->state;
+  std::vector<int32_t> unlinked;
+  for (auto& [id, peer] : st.peers)
+    if (id != st.broker_id
+        && ((!peer.controller && peer.link_lost_ms >= 0)
+            || id == st.suspected_controller))
+      unlinked.push_back(id);
+  for (auto id : unlinked)
+    fence(id, id == st.suspected_controller
+                ? "this node suspected it as the controller it replaces"
+                : "its node link closed before this controllership");
+}
+
 void active_controller::on_tick(const cluster_tick& t) {
   if (resigned_ || t.epoch != static_cast<uint64_t>(epoch_))
     return;

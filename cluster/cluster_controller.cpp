@@ -174,6 +174,7 @@ void connect_peer(cluster_controller_ptr self, int32_t id) {
               }
               i->second.controller = controller;
               i->second.broker = caf::actor_cast<broker_actor>(info.broker);
+              i->second.link_lost_ms = -1;
               spdlog::info("cluster: connected to broker {} at {}:{}", id, host,
                            port);
               tell_broker_peers(self);
@@ -220,6 +221,7 @@ void adopt(cluster_controller_ptr self, cluster_controller_actor dialer) {
         self->monitor(dialer);
         i->second.controller = dialer;
         i->second.broker = caf::actor_cast<broker_actor>(info.broker);
+        i->second.link_lost_ms = -1;
         spdlog::info("cluster: connected to broker {} (it dialed in)",
                      info.broker_id);
         tell_broker_peers(self);
@@ -352,6 +354,7 @@ void send_heartbeat(cluster_controller_ptr self) {
     .then(
       [self](broker_heartbeat_response& r) {
         auto& st = self->state;
+        on_controller_heartbeat(self, true);
         if (r.fenced == st.fenced || r.controller_epoch < st.controller_epoch)
           return;
         st.fenced = r.fenced;
@@ -362,9 +365,11 @@ void send_heartbeat(cluster_controller_ptr self) {
           spdlog::info("cluster: the controller unfenced broker {}",
                        st.broker_id);
       },
-      [](caf::error&) {
+      [self](caf::error&) {
         // The controller moved or the link dropped: the next one goes out
-        // at the next interval.
+        // at the next interval. Unanswered for broker.session.timeout.ms,
+        // the controller is suspected (controller_failover.cpp).
+        on_controller_heartbeat(self, false);
       });
 }
 
@@ -441,6 +446,14 @@ void elect(cluster_controller_ptr self) {
            auto& st = self->state;
            if (is(r, zk_error::ok)) {
              st.controller_id = st.broker_id;
+             // The winner watches /controller too (Kafka's
+             // ControllerChangeHandler is on every broker): deposed by
+             // another node deleting it (cluster/controller_failover.cpp),
+             // it resigns.
+             zk_ask(self,
+                    op(zk_operation::kind::exists,
+                       std::string{zk::controller_path}, {}, false, true),
+                    [](zk_result&) {});
              become_active(self);
              return;
            }
@@ -608,6 +621,20 @@ metadata_response answer_metadata(const cluster_controller_state& st,
                                   const metadata_request& req) {
   metadata_response res;
   res.brokers = live_broker_infos(st);
+  if (req.include_fenced) {
+    // DescribeCluster v2 (KIP-1073): registered brokers the active
+    // controller left out of its live set, marked fenced.
+    auto& live = st.view.live_brokers;
+    for (auto& [id, p] : st.peers) {
+      if (std::find(live.begin(), live.end(), id) != live.end())
+        continue;
+      auto e = kafka_endpoint(p.registration);
+      broker_info b{id, e ? e->host : std::string{}, e ? e->port : -1,
+                    caf::actor{}, listener_addresses(p.registration)};
+      b.fenced = true;
+      res.brokers.push_back(std::move(b));
+    }
+  }
   if (st.peers.count(st.controller_id))
     res.controller_id = st.controller_id;
   if (req.topics.empty()) {
@@ -996,6 +1023,9 @@ void on_tick(cluster_controller_ptr self, const cluster_tick& t) {
       if (auto active = st.active)
         active->on_tick(t);
       return;
+    case tick::controller_suspect:
+      on_controller_suspect(self, t);
+      return;
   }
 }
 
@@ -1329,6 +1359,16 @@ void apply_snapshot(cluster_controller_ptr self, cluster_snapshot s) {
                  s.controller_epoch, st.controller_epoch);
     return;
   }
+  if (st.active && s.controller_epoch > st.controller_epoch) {
+    // A newer controller sends its metadata: this one was deposed
+    // (cluster/controller_failover.cpp) or its session lost /controller,
+    // and the ZooKeeper event has not reached it (its connection may be
+    // down): it stops now rather than act on a stale epoch, whose writes
+    // /controller_epoch would refuse anyway.
+    resign(self, "broker " + std::to_string(s.controller_id)
+                   + " is the controller of the newer epoch "
+                   + std::to_string(s.controller_epoch));
+  }
   st.controller_epoch = s.controller_epoch;
   st.controller_id = s.controller_id;
   std::map<topic_partition, const partition_metadata*> before;
@@ -1412,10 +1452,13 @@ cluster_controller(cluster_controller_ptr self, cluster_config config,
                    caf::to_string(msg.reason));
       p.controller = nullptr;
       p.broker = nullptr;
+      p.link_lost_ms = now_ms(self);
       tell_broker_peers(self);
       later(self, tick::connect_peer, p.attempt, id);
       if (auto active = st.active)
         active->on_link_lost(id);
+      else if (id == st.controller_id)
+        on_controller_link_lost(self);
       return;
     }
   });

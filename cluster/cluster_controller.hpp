@@ -33,6 +33,10 @@ struct cluster_peer {
   broker_actor broker;
   /// Guards connection attempts: a newer attempt or registration wins.
   uint64_t attempt = 0;
+  /// When its node link closed (the actor clock's ms; -1: linked, or never
+  /// linked yet). A new active controller fences the brokers whose link
+  /// it saw close (cluster/controller_failover.cpp).
+  int64_t link_lost_ms = -1;
 };
 
 /// A DeleteTopics request that wrote its /admin/delete_topics znodes and
@@ -87,6 +91,15 @@ struct cluster_controller_state {
   uint64_t heartbeat_chain = 0;
   /// What the active controller last answered: this broker is fenced.
   bool fenced = false;
+  /// Controller failover over the node links
+  /// (cluster/controller_failover.cpp): the id of the current suspicion
+  /// (its tick carries it), since when the controller's heartbeat answers
+  /// stopped (-1: they come), and the controller already suspected for
+  /// that (one deposition per silence).
+  uint64_t suspect_chain = 0;
+  int64_t controller_silent_since_ms = -1;
+  int32_t silent_controller = -1;
+  int32_t suspected_controller = -1;
 
   // -- the cluster as this node sees it ------------------------------------------
 
@@ -185,6 +198,17 @@ bool on_broker_configs_watch(cluster_controller_ptr self,
 caf::result<alter_broker_configs_response>
 alter_broker_configs(cluster_controller_ptr self,
                      alter_broker_configs_request& req);
+
+// -- controller failover over the node links (cluster/controller_failover.cpp)
+
+/// The active controller's node link closed (its down_msg).
+void on_controller_link_lost(cluster_controller_ptr self);
+
+/// A heartbeat to the active controller was answered, or was not.
+void on_controller_heartbeat(cluster_controller_ptr self, bool answered);
+
+/// A controller_suspect tick.
+void on_controller_suspect(cluster_controller_ptr self, const cluster_tick& t);
 
 } // namespace node_agent
 

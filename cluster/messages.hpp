@@ -165,6 +165,11 @@ struct cluster_tick {
     /// (leader.imbalance.check.interval.seconds); epoch: the controller
     /// epoch.
     leader_balance,
+    /// A broker that lost the active controller's node link (or its
+    /// heartbeat answers) checks whether to depose it
+    /// (cluster/controller_failover.cpp); epoch: the suspicion's id,
+    /// broker_id: the controller suspected.
+    controller_suspect,
   };
   kind what = kind::register_broker;
   uint64_t epoch = 0;

@@ -68,6 +68,9 @@ struct broker_info {
   caf::actor handle;
   /// Its endpoint per listener (empty: host and port only).
   std::vector<listener_address> listeners{};
+  /// Registered but fenced by the active controller (listed only when a
+  /// metadata_request asks for fenced brokers).
+  bool fenced = false;
 };
 
 /// Sent by the node to every broker once all brokers exist.
@@ -79,6 +82,9 @@ struct metadata_request {
   /// Empty: every topic.
   std::vector<std::string> topics;
   bool allow_auto_topic_creation = false;
+  /// DescribeCluster v2's IncludeFencedBrokers (KIP-1073): the brokers
+  /// also lists registered brokers the controller fenced, marked so.
+  bool include_fenced = false;
 };
 
 struct partition_metadata {
@@ -418,7 +424,7 @@ typename Inspector::result_type inspect(Inspector& f,
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, broker_info& x) {
-  return f(x.node_id, x.host, x.port, x.handle, x.listeners);
+  return f(x.node_id, x.host, x.port, x.handle, x.listeners, x.fenced);
 }
 
 template <class Inspector>
@@ -428,7 +434,7 @@ typename Inspector::result_type inspect(Inspector& f, cluster_peers& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, metadata_request& x) {
-  return f(x.topics, x.allow_auto_topic_creation);
+  return f(x.topics, x.allow_auto_topic_creation, x.include_fenced);
 }
 
 template <class Inspector>

@@ -10,22 +10,23 @@
 #   1c. cold start of 10,000 consumer actors (stress_harness) in one
 #      process against the embedded node in it, and against the cluster's
 #      processes over CAF (--connect);
-#   2. failover: kill -9 and SIGSTOP of a partition leader's node until
-#      the first record acknowledged by the new leader, at troupe's broker
+#   2. failover: kill -9 and SIGSTOP of a partition leader's node, and of
+#      the active controller's node when it leads a partition, until the
+#      first record acknowledged by the new leader, at troupe's broker
 #      liveness defaults and at Kafka's KRaft settings in the same run
 #      (bench/cluster/failover_bench.py);
 #   3. reassignment: 64 MiB moved onto a fourth node and back, without a
 #      throttle and at two --throttle rates, against the produce throughput
 #      of an acks=all producer during the move (bench/cluster/reassign_bench.py).
 #
-#   scripts/bench_cluster.sh                       # ~20 minutes on 2 cores
+#   scripts/bench_cluster.sh                       # ~30 minutes on 2 cores
 #   BENCH_PRODUCE_SECONDS=10 BENCH_TRIALS=10 BENCH_FAULTS=kill9,sigstop \
 #     scripts/bench_cluster.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${BENCH_PRODUCE_SECONDS:-10}
-faults=${BENCH_FAULTS:-kill9,sigstop}
+faults=${BENCH_FAULTS:-kill9,sigstop,kill9-controller,sigstop-controller}
 trials=${BENCH_TRIALS:-10}
 out=$(mktemp -d /tmp/troupe-bench-cluster-XXXXXX)
 py=/usr/bin/python3

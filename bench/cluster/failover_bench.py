@@ -3,7 +3,9 @@
 (zookeeper.session.timeout.ms at Kafka's 18 s), a topic with replication
 factor 3 and min.insync.replicas=2, a librdkafka producer (acks=all, 300
 records/s) on each of its three partitions. Each trial picks a partition
-whose leader is not the controller's node, kills that node with -9 or
+whose leader is not the controller's node (kill9, sigstop) or is
+(kill9-controller, sigstop-controller: the brokers depose the controller
+first, cluster/controller_failover.cpp), kills that node with -9 or
 stops it with SIGSTOP, and measures the
 time until ZooKeeper names a new leader and until the first record of the
 new leader epoch is acknowledged. A killed node is restarted, a stopped one
@@ -17,7 +19,8 @@ The same run compares troupe's broker liveness defaults
 (broker.heartbeat.interval.ms=200, broker.session.timeout.ms=2000) with
 Kafka's KRaft defaults (2000, 9000) on the same machine.
 
-    failover_bench.py TROUPE [TRIALS] [FAULTS]    FAULTS: kill9,sigstop
+    failover_bench.py TROUPE [TRIALS] [FAULTS]
+        FAULTS: kill9,sigstop,kill9-controller,sigstop-controller
 
 Prints a markdown table (scripts/bench_cluster.sh).
 """
@@ -39,23 +42,23 @@ SETTINGS = [
 
 
 def trial(c, topic, prods, fault):
-    # A partition led by a broker that is not the controller: the
-    # controller's own node is noticed by its ZooKeeper session only
-    # (README "Several nodes").
+    # A partition led by a broker that is (the *-controller faults) or is
+    # not the active controller.
     ctl = c.controller()
-    p = next(q for q in c.topic_partitions(topic) if c.partition_state(topic, q)["leader"] != ctl)
+    on_controller = fault.endswith("-controller")
+    p = next(q for q in c.topic_partitions(topic) if (c.partition_state(topic, q)["leader"] == ctl) == on_controller)
     prod = prods[p]
     before = c.partition_state(topic, p)
     victim = c.node(before["leader"])
     t_fault = time.monotonic()
-    if fault == "kill9":
+    if fault.startswith("kill9"):
         victim.kill9()
     else:
         victim.pause()
     state = wait_for("a new leader", lambda: (s := c.partition_state(topic, p))["leader"] not in (-1, victim.id) and s["leader_epoch"] > before["leader_epoch"] and s, SESSION_MS / 1000 + 30, interval=0.02)
     t_leader = time.monotonic()
     t_ack = first_ack_of_epoch(c, prod, topic, p, state, timeout=60)
-    if fault == "kill9":
+    if fault.startswith("kill9"):
         victim.restart()
     else:
         victim.cont()
@@ -69,8 +72,10 @@ def trial(c, topic, prods, fault):
 def run(troupe, props, fault, trials):
     with Cluster(troupe, session_timeout_ms=SESSION_MS, props=props) as c:
         c.start(3)
-        topic = c.create_topic("failover", 3, 3)
-        prods = [ProducerLoop(c.bootstrap(), topic, partition=q, rate=300, prefix=f"p{q}", conf={"message.timeout.ms": 120000, "topic.metadata.refresh.fast.interval.ms": 100, "socket.timeout.ms": 5000}) for q in range(3)]
+        # Six partitions over three brokers: each broker leads two, the
+        # controller's node among them.
+        topic = c.create_topic("failover", 6, 3)
+        prods = [ProducerLoop(c.bootstrap(), topic, partition=q, rate=150, prefix=f"p{q}", conf={"message.timeout.ms": 120000, "topic.metadata.refresh.fast.interval.ms": 100, "socket.timeout.ms": 5000}) for q in range(6)]
         for prod in prods:
             prod.start()
         wait_for("acknowledgements", lambda: all(len(prod.acked) >= 100 for prod in prods), 30)
@@ -99,7 +104,7 @@ def main():
     print("| fault | broker.heartbeat.interval.ms / broker.session.timeout.ms | trials | → new leader in ZooKeeper, median / max (ms) | → first ack by the new leader, median / max (ms) | failed records |")
     print("|---|---|---:|---:|---:|---:|")
     for fault, name, n, leader, leader_max, ack, ack_max, failed in rows:
-        what = "kill -9" if fault == "kill9" else "SIGSTOP"
+        what = ("kill -9" if fault.startswith("kill9") else "SIGSTOP") + (" of the controller's node" if fault.endswith("-controller") else "")
         print(f"| {what} | {name} | {n} | {leader:,.0f} / {leader_max:,.0f} | {ack:,.0f} / {ack_max:,.0f} | {failed} |")
 
 

@@ -798,6 +798,7 @@ void serve_describe_cluster(kafka_session_ptr self,
   // Only the brokers matter: ask for no topic in particular.
   metadata_request md;
   md.topics.push_back("__consumer_offsets");
+  md.include_fenced = v >= 2 && req.include_fenced_brokers;
   // computeDescribeClusterResponse: the CLUSTER's authorized operations,
   // 0 without DESCRIBE on it.
   auto auth = authorizer_of(self);
@@ -810,10 +811,13 @@ void serve_describe_cluster(kafka_session_ptr self,
       for (auto& b : res.brokers) {
         auto e = endpoint_for(b.listeners, b.host, b.port, listener);
         out.brokers.push_back({b.node_id, e.host, e.port, std::nullopt});
+        out.brokers.back().is_fenced = b.fenced;
       }
       auto controller = controller_of(res);
-      bool listed = std::any_of(res.brokers.begin(), res.brokers.end(),
-                                [&](auto& b) { return b.node_id == controller; });
+      bool listed =
+        std::any_of(res.brokers.begin(), res.brokers.end(), [&](auto& b) {
+          return b.node_id == controller && !b.fenced;
+        });
       out.controller_id = listed ? controller : -1;
       if (with_operations)
         out.cluster_authorized_operations =

@@ -46,10 +46,11 @@ troupe_cluster_cases(${CMAKE_SOURCE_DIR}/tests/cluster/cluster_tests.py
 # preferred leaders (auto.leader.rebalance.enable), with ZooKeeper's session
 # at Kafka's 18 s so that only fencing can explain what is seen
 # (tests/cluster/liveness_test.py; cluster/broker_liveness.cpp,
-# cluster/leader_balance.cpp).
+# cluster/controller_failover.cpp, cluster/leader_balance.cpp).
 troupe_cluster_cases(${CMAKE_SOURCE_DIR}/tests/cluster/liveness_test.py
     "kill9-failover|140|kill -9 of a leader's node: the controller fences it when its node link closes and acks=all produce resumes on the new leader long before its ZooKeeper session expires"
-    "sigstop-fenced|170|a SIGSTOPped leader is fenced after broker.session.timeout.ms while registered, acknowledges nothing while stopped, and after SIGCONT is unfenced and back in every ISR"
+    "controller-kill9|170|kill -9 of the controller's node: the brokers depose it when its node link closes, the new controller fences it at once and acks=all produce resumes on the new leader long before its ZooKeeper session expires"
+    "sigstop-fenced|170|a SIGSTOPped leader is fenced after broker.session.timeout.ms while registered, acknowledges nothing while stopped, DescribeCluster v2 lists it as fenced only with IncludeFencedBrokers, and after SIGCONT it is unfenced and back in every ISR"
     "preferred-leader-return|170|a restarted node gets its preferred leaderships back within the leader imbalance check, with leader epoch + 1"
     "leader-rebalance-disabled|140|with auto.leader.rebalance.enable=false a restarted node's preferred leaderships stay where they failed over")
 

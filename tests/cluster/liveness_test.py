@@ -14,6 +14,8 @@ pid however it ends. Gaps are printed; only generous bounds are asserted
 """
 
 import os
+import socket
+import struct
 import sys
 import time
 
@@ -90,6 +92,126 @@ def kill9_failover(troupe):
         log(f"{len(prod.acked)} acknowledged records, all read back")
 
 
+# -- kill -9 of the controller's node -----------------------------------------------------------
+
+
+def controller_kill9(troupe):
+    """kill -9 of the node of the active controller, which leads a
+    partition: the brokers see its node link close and depose it (they
+    delete /controller) instead of waiting for its ZooKeeper session to
+    expire; the new controller fences the dead broker at once, and
+    acks=all produce resumes on the partition's new leader."""
+    with Cluster(troupe, session_timeout_ms=KAFKA_SESSION_MS) as c:
+        c.start(3)
+        # Six partitions over three brokers: each leads two.
+        topic = c.create_topic("headless", 6, 3)
+        ctl, epoch = c.controller(), c.controller_epoch()
+        led = [q for q in c.topic_partitions(topic) if c.partition_state(topic, q)["leader"] == ctl]
+        check(led, f"the controller {ctl} leads no partition of {topic}")
+        p = led[0]
+        before = c.partition_state(topic, p)
+        victim = c.node(ctl)
+        prod = ProducerLoop(c.bootstrap(), topic, partition=p, rate=500)
+        prod.start()
+        wait_for("300 acknowledged records", lambda: len(prod.acked) >= 300, 30)
+        t_kill = time.monotonic()
+        victim.kill9()
+        wait_for("another controller", lambda: c.controller() not in (None, ctl), 15, interval=0.02)
+        t_ctl = time.monotonic() - t_kill
+        after = wait_for("a new leader with leader epoch + 1", lambda: moved_off(c, topic, p, victim, before), 15, interval=0.02)
+        t_moved = time.monotonic() - t_kill
+        check(victim.id in c.registered(), f"broker {victim.id}'s session expired already: the controller was not deposed")
+        check(c.controller_epoch() > epoch, f"controller epoch {epoch} -> {c.controller_epoch()}")
+        check(victim.id not in after["isr"], f"the killed broker {victim.id} is still in the ISR: {after}")
+        gap = first_ack_of_epoch(c, prod, topic, p, after) - t_kill
+        log(f"kill -9 of the controller's node (broker {victim.id}): controller {c.controller()} after {t_ctl * 1000:.0f} ms, new leader {after['leader']} of {topic}-{p} after {t_moved * 1000:.0f} ms, its first acknowledgement {gap * 1000:.0f} ms after the kill (zookeeper.session.timeout.ms={KAFKA_SESSION_MS})")
+        check(gap < 5.0, f"the first acknowledgement came {gap:.1f} s after the kill")
+        wait_for("200 more acknowledgements", lambda: len(prod.acks_between(t_kill, FOREVER)) >= 200, 30)
+        # It comes back as a broker and follows the new controller.
+        victim.start()
+        c.wait_ready([1, 2, 3])
+        c.wait_isr(topic, p, [1, 2, 3], 60)
+        check(prod.stop() == 0, "records still unacknowledged")
+        check(not prod.failed, f"{len(prod.failed)} records failed, e.g. {prod.failed[:3]}")
+        read_back(c, [prod], topic)
+        log(f"{len(prod.acked)} acknowledged records, all read back")
+
+
+# -- DescribeCluster v2 ---------------------------------------------------------------------------
+
+
+def describe_cluster(node, include_fenced):
+    """DescribeCluster v2 (flexible) with IncludeFencedBrokers, raw:
+    [(broker id, is fenced)]."""
+    body = struct.pack(">bbb", 0, 1, 1 if include_fenced else 0) + b"\x00"
+    header = struct.pack(">hhih", 60, 2, 7, 4) + b"test" + b"\x00"
+    with socket.create_connection((node.host, node.kafka_port), timeout=10) as s:
+        msg = header + body
+        s.sendall(struct.pack(">i", len(msg)) + msg)
+        size = struct.unpack(">i", _recv(s, 4))[0]
+        data = _recv(s, size)
+
+    pos = [0]
+
+    def take(fmt):
+        v = struct.unpack_from(fmt, data, pos[0])
+        pos[0] += struct.calcsize(fmt)
+        return v[0]
+
+    def uvarint():
+        shift = value = 0
+        while True:
+            b = data[pos[0]]
+            pos[0] += 1
+            value |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return value
+            shift += 7
+
+    def cstring():
+        n = uvarint() - 1
+        if n < 0:
+            return None
+        v = data[pos[0]:pos[0] + n].decode()
+        pos[0] += n
+        return v
+
+    def tags():
+        for _ in range(uvarint()):
+            uvarint()
+            pos[0] += uvarint()
+
+    take(">i")  # correlation id
+    tags()
+    take(">i")  # throttle
+    error = take(">h")
+    message = cstring()
+    check(error == 0, f"DescribeCluster v2 answered error {error}: {message}")
+    take(">b")  # endpoint type
+    cstring()  # cluster id
+    take(">i")  # controller id
+    brokers = []
+    for _ in range(uvarint() - 1):
+        bid = take(">i")
+        cstring()
+        take(">i")
+        cstring()
+        fenced = take(">b") != 0
+        tags()
+        brokers.append((bid, fenced))
+    return sorted(brokers)
+
+
+def _recv(s, n):
+    out = b""
+    while len(out) < n:
+        chunk = s.recv(n - len(out))
+        if not chunk:
+            raise AssertionError("the connection closed")
+        out += chunk
+    return out
+
+
 # -- SIGSTOP --------------------------------------------------------------------------------------
 
 
@@ -120,6 +242,14 @@ def sigstop_fenced(troupe):
         log(f"broker {paused.id} fenced {t_fenced * 1000:.0f} ms after SIGSTOP (broker.session.timeout.ms={session_ms}): {topic}-{p} leader {after['leader']}, epoch {after['leader_epoch']}")
         check(paused.id in c.registered(), f"broker {paused.id}'s ZooKeeper session expired: this is not fencing")
         wait_for(f"broker {paused.id} out of every ISR", lambda: all(paused.id not in s["isr"] for s in c.all_states().values()), 10)
+        # DescribeCluster v2 (KIP-1073): the fenced broker is listed, marked
+        # fenced, only when IncludeFencedBrokers asks for it.
+        live = c.node(after["leader"])
+        others = sorted((n.id, False) for n in c.nodes if n is not paused)
+        wait_for("DescribeCluster without the fenced broker", lambda: describe_cluster(live, False) == others, 10)
+        listed = describe_cluster(live, True)
+        check(listed == sorted(others + [(paused.id, True)]), f"DescribeCluster with IncludeFencedBrokers listed {listed}")
+        log(f"DescribeCluster v2: {others} without fenced brokers, {listed} with them")
         wait_for("produce going on without the paused broker", lambda: len(general.acks_between(t_pause + t_fenced, FOREVER, partition=p)) >= 50, 30)
         t_first = first_ack_of_epoch(c, general, topic, p, after)
         log(f"first acknowledgement by the new leader of {topic}-{p} {(t_first - t_pause) * 1000:.0f} ms after SIGSTOP")
@@ -201,6 +331,7 @@ def leader_rebalance_disabled(troupe):
 
 CASES = {
     "kill9-failover": (kill9_failover, 120),
+    "controller-kill9": (controller_kill9, 150),
     "sigstop-fenced": (sigstop_fenced, 150),
     "preferred-leader-return": (preferred_leader_return, 150),
     "leader-rebalance-disabled": (leader_rebalance_disabled, 120),
