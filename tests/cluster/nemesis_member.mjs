@@ -9,23 +9,8 @@
 //   {"e": "message"}                    a client error (it carries on)
 // and stops when its stdin closes (the checker closes it at the end).
 
-// @platformatic/kafka needs Node 22's Promise.withResolvers.
-if (typeof Promise.withResolvers !== 'function') {
-  Promise.withResolvers = function withResolvers () {
-    let resolve
-    let reject
-    const promise = new Promise((res, rej) => {
-      resolve = res
-      reject = rej
-    })
-    return { promise, resolve, reject }
-  }
-}
-
 // The package installed for tests/kafka/platformatic (scripts/setup.sh).
-const { Consumer, stringDeserializers } = await import(new URL(
-  '../kafka/platformatic/node_modules/@platformatic/kafka/dist/index.js',
-  import.meta.url))
+const { Consumer, stringDeserializers } = await import('../kafka/platformatic/kafka.mjs')
 
 const [bootstrap, groupId, topic, name] = process.argv.slice(2)
 

@@ -8,22 +8,8 @@
 // Prints "ok: <check>" per check held; exits 1 on the first that does not
 // (with "FAIL: ..."), 0 after the last. Gives up after 120 s.
 
-// @platformatic/kafka needs Node 22's Promise.withResolvers; Node 20 gets it
-// here, before the library is loaded.
-if (typeof Promise.withResolvers !== 'function') {
-  Promise.withResolvers = function withResolvers () {
-    let resolve
-    let reject
-    const promise = new Promise((res, rej) => {
-      resolve = res
-      reject = rej
-    })
-    return { promise, resolve, reject }
-  }
-}
-
 const { Admin, Consumer, Producer, stringDeserializers, stringSerializers } =
-  await import('@platformatic/kafka')
+  await import('./kafka.mjs')
 
 const bootstrapBrokers = (process.argv[2] ?? '').split(',')
 if (!bootstrapBrokers[0]) {

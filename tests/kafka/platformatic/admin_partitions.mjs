@@ -6,21 +6,7 @@
 // Prints "owned N" each time the number of the topic's partitions it owns
 // changes; exits 0 once it owns `want` of them, 1 after 90 s.
 
-// @platformatic/kafka needs Node 22's Promise.withResolvers; Node 20 gets it
-// here, before the library is loaded.
-if (typeof Promise.withResolvers !== 'function') {
-  Promise.withResolvers = function withResolvers () {
-    let resolve
-    let reject
-    const promise = new Promise((res, rej) => {
-      resolve = res
-      reject = rej
-    })
-    return { promise, resolve, reject }
-  }
-}
-
-const { Consumer, stringDeserializers } = await import('@platformatic/kafka')
+const { Consumer, stringDeserializers } = await import('./kafka.mjs')
 
 const [brokerList, topic, wantText] = process.argv.slice(2)
 const want = Number(wantText)

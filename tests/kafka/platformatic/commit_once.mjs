@@ -7,21 +7,7 @@
 //
 // Exits non-zero on any failure; gives up after 60 s.
 
-// @platformatic/kafka needs Node 22's Promise.withResolvers; Node 20 gets it
-// here, before the library is loaded.
-if (typeof Promise.withResolvers !== 'function') {
-  Promise.withResolvers = function withResolvers () {
-    let resolve
-    let reject
-    const promise = new Promise((res, rej) => {
-      resolve = res
-      reject = rej
-    })
-    return { promise, resolve, reject }
-  }
-}
-
-const { Consumer, stringDeserializers } = await import('@platformatic/kafka')
+const { Consumer, stringDeserializers } = await import('./kafka.mjs')
 
 const [brokerList, topic, groupId, protocol, countArg] = process.argv.slice(2)
 const count = Number(countArg)

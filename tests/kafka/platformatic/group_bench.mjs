@@ -12,19 +12,7 @@
 // owning at least one (when there are no more consumers than partitions),
 // as the clients' own assignments say, sampled every millisecond.
 
-if (typeof Promise.withResolvers !== 'function') {
-  Promise.withResolvers = function withResolvers () {
-    let resolve
-    let reject
-    const promise = new Promise((res, rej) => {
-      resolve = res
-      reject = rej
-    })
-    return { promise, resolve, reject }
-  }
-}
-
-const { Admin, Consumer } = await import('@platformatic/kafka')
+const { Admin, Consumer } = await import('./kafka.mjs')
 const { performance } = await import('node:perf_hooks')
 
 const [brokerList, countArg, partitionsArg] = process.argv.slice(2)

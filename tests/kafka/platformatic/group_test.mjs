@@ -9,22 +9,8 @@
 // consumer's assignment is sampled every few milliseconds: no partition may
 // ever be owned by two members at once. Exits non-zero on any failure.
 
-// @platformatic/kafka needs Node 22's Promise.withResolvers; Node 20 gets it
-// here, before the library is loaded.
-if (typeof Promise.withResolvers !== 'function') {
-  Promise.withResolvers = function withResolvers () {
-    let resolve
-    let reject
-    const promise = new Promise((res, rej) => {
-      resolve = res
-      reject = rej
-    })
-    return { promise, resolve, reject }
-  }
-}
-
 const { Admin, Consumer, Producer, stringDeserializers, stringSerializers } =
-  await import('@platformatic/kafka')
+  await import('./kafka.mjs')
 
 const [brokerList, protocol] = process.argv.slice(2)
 if (!brokerList || !['classic', 'consumer'].includes(protocol)) {
