@@ -44,9 +44,15 @@ SETTINGS = [
 def trial(c, topic, prods, fault):
     # A partition led by a broker that is (the *-controller faults) or is
     # not the active controller.
-    ctl = c.controller()
     on_controller = fault.endswith("-controller")
-    p = next(q for q in c.topic_partitions(topic) if (c.partition_state(topic, q)["leader"] == ctl) == on_controller)
+
+    def pick():
+        ctl = c.controller()
+        return [q for q in c.topic_partitions(topic) if (c.partition_state(topic, q)["leader"] == ctl) == on_controller][:1]
+
+    # A restarted broker leads again once the imbalance check (5 s here)
+    # gives it its preferred leaderships back.
+    p = wait_for("a partition to fault", pick, 60, interval=0.5)[0]
     prod = prods[p]
     before = c.partition_state(topic, p)
     victim = c.node(before["leader"])
@@ -70,6 +76,7 @@ def trial(c, topic, prods, fault):
 
 
 def run(troupe, props, fault, trials):
+    props = dict(props, **{"leader.imbalance.check.interval.seconds": 5})
     with Cluster(troupe, session_timeout_ms=SESSION_MS, props=props) as c:
         c.start(3)
         # Six partitions over three brokers: each broker leads two, the
