@@ -173,7 +173,7 @@ void active_controller::fence_unlinked() {
   std::vector<int32_t> unlinked;
   for (auto& [id, peer] : st.peers)
     if (id != st.broker_id
-        && ((!peer.controller && peer.link_lost_ms >= 0)
+        && ((!peer.controller && peer.link_lost)
             || id == st.suspected_controller))
       unlinked.push_back(id);
   for (auto id : unlinked)

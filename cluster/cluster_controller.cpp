@@ -174,7 +174,7 @@ void connect_peer(cluster_controller_ptr self, int32_t id) {
               }
               i->second.controller = controller;
               i->second.broker = caf::actor_cast<broker_actor>(info.broker);
-              i->second.link_lost_ms = -1;
+              i->second.link_lost = false;
               spdlog::info("cluster: connected to broker {} at {}:{}", id, host,
                            port);
               tell_broker_peers(self);
@@ -221,7 +221,7 @@ void adopt(cluster_controller_ptr self, cluster_controller_actor dialer) {
         self->monitor(dialer);
         i->second.controller = dialer;
         i->second.broker = caf::actor_cast<broker_actor>(info.broker);
-        i->second.link_lost_ms = -1;
+        i->second.link_lost = false;
         spdlog::info("cluster: connected to broker {} (it dialed in)",
                      info.broker_id);
         tell_broker_peers(self);
@@ -1452,7 +1452,7 @@ cluster_controller(cluster_controller_ptr self, cluster_config config,
                    caf::to_string(msg.reason));
       p.controller = nullptr;
       p.broker = nullptr;
-      p.link_lost_ms = now_ms(self);
+      p.link_lost = true;
       tell_broker_peers(self);
       later(self, tick::connect_peer, p.attempt, id);
       if (auto active = st.active)

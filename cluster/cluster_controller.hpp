@@ -33,10 +33,10 @@ struct cluster_peer {
   broker_actor broker;
   /// Guards connection attempts: a newer attempt or registration wins.
   uint64_t attempt = 0;
-  /// When its node link closed (the actor clock's ms; -1: linked, or never
+  /// Its node link closed and has not come back (false too while never
   /// linked yet). A new active controller fences the brokers whose link
   /// it saw close (cluster/controller_failover.cpp).
-  int64_t link_lost_ms = -1;
+  bool link_lost = false;
 };
 
 /// A DeleteTopics request that wrote its /admin/delete_topics znodes and
