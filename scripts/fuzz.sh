@@ -21,37 +21,67 @@ sources=(domain/kafka/wire.cpp domain/kafka/protocol.cpp
 security_sources=(domain/base64.cpp domain/security/acl.cpp
                   domain/security/scram.cpp domain/security/sasl.cpp
                   domain/security/security_store.cpp)
-flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I.
-       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
-
-mkdir -p "$out"
-for target in "${targets[@]}"; do
-  echo "fuzz: building $target"
-  case "$target" in
-    sasl_plain_fuzz | scram_fuzz)
-      clang++ "${flags[@]}" "fuzz/$target.cpp" "${security_sources[@]}" \
-        -lcrypto -o "$out/$target" ;;
+# Every translation unit is compiled once, with the fuzzer's coverage but
+# not its main, on every core; each target then links the objects it needs.
+cflags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I.
+        -fsanitize=fuzzer-no-link,address,undefined
+        -fno-sanitize-recover=undefined)
+jobs=$(nproc)
+obj="$out/obj"
+mkdir -p "$obj"
+object() { printf '%s/%s.o' "$obj" "${1//\//_}"; }
+units_of() {
+  case "$1" in
+    sasl_plain_fuzz | scram_fuzz) echo "fuzz/$1.cpp ${security_sources[*]}" ;;
     legacy_records_fuzz)
-      clang++ "${flags[@]}" "fuzz/$target.cpp" "${sources[@]}" \
-        domain/log/legacy_records.cpp domain/log/compression.cpp \
-        -lz -llz4 -lsnappy -o "$out/$target" ;;
-    *) clang++ "${flags[@]}" "fuzz/$target.cpp" "${sources[@]}" \
-         -o "$out/$target" ;;
+      echo "fuzz/$1.cpp ${sources[*]} domain/log/legacy_records.cpp domain/log/compression.cpp" ;;
+    make_seeds) echo "fuzz/make_seeds.cpp ${sources[*]}" ;;
+    *) echo "fuzz/$1.cpp ${sources[*]}" ;;
   esac
-  mkdir -p "$out/corpus/$target"
+}
+libs_of() {
+  case "$1" in
+    sasl_plain_fuzz | scram_fuzz) echo "-lcrypto" ;;
+    legacy_records_fuzz) echo "-lz -llz4 -lsnappy" ;;
+  esac
+}
+# The Kafka targets' seeds come from fuzz/make_seeds.cpp, when one runs.
+programs=("${targets[@]}")
+case " ${targets[*]} " in
+  *" kafka_frame_fuzz "* | *" record_batch_fuzz "*) programs+=(make_seeds) ;;
+esac
+units=$(for p in "${programs[@]}"; do units_of "$p" | tr ' ' '\n'; done | sort -u)
+echo "fuzz: compiling $(echo "$units" | wc -l) translation units on $jobs cores"
+pids=()
+for unit in $units; do
+  clang++ "${cflags[@]}" -c "$unit" -o "$(object "$unit")" &
+  pids+=("$!")
+  if [ "${#pids[@]}" -ge "$jobs" ]; then
+    wait "${pids[0]}"
+    pids=("${pids[@]:1}")
+  fi
 done
+for pid in "${pids[@]}"; do wait "$pid"; done
+for p in "${programs[@]}"; do
+  echo "fuzz: linking $p"
+  # make_seeds has a main of its own: no libFuzzer driver.
+  link=fuzzer
+  [ "$p" = make_seeds ] && link=fuzzer-no-link
+  # shellcheck disable=SC2046 # the object and library lists split on spaces
+  clang++ -fsanitize="$link",address,undefined \
+    $(for u in $(units_of "$p"); do object "$u"; echo; done) \
+    $(libs_of "$p") -o "$out/$p"
+done
+for target in "${targets[@]}"; do mkdir -p "$out/corpus/$target"; done
 # The legacy target's seeds: a plain magic 0 and a plain magic 1 message
 # (the golden bytes of tests/domain/log_legacy_records_tests.cpp).
 seed_hex() { mkdir -p "$out/corpus/$1"; printf '%s' "$3" | xxd -r -p > "$out/corpus/$1/$2"; }
 seed_hex legacy_records_fuzz v0 0000000000000005000000101fecd70a0000000000016b0000000176
 seed_hex legacy_records_fuzz v1 0000000000000007000000191cff7dfc01000000018bcfe56800ffffffff00000003616263
-# The Kafka targets' seeds (fuzz/make_seeds.cpp), when one of them runs.
-case " ${targets[*]} " in
-  *" kafka_frame_fuzz "* | *" record_batch_fuzz "*)
-    clang++ -std=c++17 -O1 -I. fuzz/make_seeds.cpp "${sources[@]}" \
-      -o "$out/make_seeds"
-    "$out/make_seeds" "$out/corpus" ;;
-esac
+# The Kafka targets' seeds (fuzz/make_seeds.cpp).
+if [ -x "$out/make_seeds" ] && [[ " ${programs[*]} " == *" make_seeds "* ]]; then
+  "$out/make_seeds" "$out/corpus"
+fi
 # SASL seeds: PLAIN tokens, JAAS lines, SCRAM messages (the first byte picks
 # SHA-256/512 and whether a genuine client-first comes first) and Kafka's
 # credential text.

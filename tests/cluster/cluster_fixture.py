@@ -576,6 +576,37 @@ def read_partition(bootstrap, topic, partition, timeout=30):
     return out
 
 
+def acked_end(acked, partition):
+    """One past the highest offset acknowledged in `partition` (0 if none)."""
+    return max((a.offset + 1 for a in acked if a.partition == partition and a.offset is not None and a.offset >= 0), default=0)
+
+
+def read_through(c, topic, partition, end, node=None, timeout=20):
+    """[(offset, value)] of a partition up to its high watermark, read again
+    until that high watermark reaches `end` (or `timeout` passes: then the
+    last read, for the caller's check to report). A leader elected a moment
+    ago can know a lower high watermark than its predecessor acknowledged: a
+    follower learns the high watermark one fetch late, in Kafka too, and the
+    new leader advances it once its followers fetch from it (see
+    docs/ARCHITECTURE.md, replication). `node` pins the reader to one broker;
+    by default it is the partition's leader at each try."""
+    deadline = time.monotonic() + timeout
+    while True:
+        reader = node if node is not None else c.leader(topic, partition)
+        if reader is None:
+            check(time.monotonic() < deadline, f"{topic}-{partition} has had no leader for {timeout} s")
+        else:
+            records = read_partition(reader.bootstrap, topic, partition)
+            if end <= 0 or (records and records[-1][0] + 1 >= end) or time.monotonic() >= deadline:
+                return records
+        time.sleep(0.2)
+
+
+def read_acknowledged(c, topic, partition, acked, node=None, timeout=20):
+    """read_through() up to the last acknowledged offset of `partition`."""
+    return read_through(c, topic, partition, acked_end(acked, partition), node=node, timeout=timeout)
+
+
 def first_ack_of_epoch(c, prod, topic, partition, state, timeout=30):
     """When `prod` had the first record of the leader epoch in `state`
     acknowledged, the offset where that epoch starts read from the new

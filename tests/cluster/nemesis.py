@@ -74,7 +74,7 @@ from cluster_fixture import (  # noqa: E402
     Topology,
     coordinator_partition,
     log,
-    read_partition,
+    read_acknowledged,
     wait_for,
 )
 
@@ -423,10 +423,13 @@ def run_in(troupe, seed, seconds, interval, topo):
         for m in kip848:
             m.stop()
 
-        # The reader: every partition up to its high watermark.
+        # The reader: every partition up to its high watermark, once that
+        # has reached the last acknowledged offset (a leader elected by the
+        # last fault learns it from its followers' next fetch).
         final = {}
+        everything = acked()
         for p in range(PARTITIONS):
-            final[p] = read_partition(c.leader(topic, p).bootstrap, topic, p, timeout=60)
+            final[p] = read_acknowledged(c, topic, p, everything, timeout=60)
         values = collections.Counter(v for recs in final.values() for _, v in recs)
         at = {(p, o): v for p, recs in final.items() for o, v in recs}
         in_partition = {(p, v) for p, recs in final.items() for _, v in recs}

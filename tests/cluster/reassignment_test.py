@@ -22,10 +22,11 @@ from cluster_fixture import (  # noqa: E402
     ProducerLoop,
     check,
     check_acknowledged_present,
+    read_acknowledged,
+    read_through,
     fill,
     log,
     main,
-    read_partition,
     wait_for,
 )
 from cluster_tests import GroupMember  # noqa: E402
@@ -129,7 +130,7 @@ def onto_new_node(troupe):
         check(prod.stop() == 0, "records still unacknowledged")
         check(not prod.failed, f"{len(prod.failed)} records failed, e.g. {prod.failed[:3]}")
         for q in range(6):
-            check_acknowledged_present(prod.acked, read_partition(c.leader(topic, q).bootstrap, topic, q), topic, q)
+            check_acknowledged_present(prod.acked, read_acknowledged(c, topic, q, prod.acked), topic, q)
         log(f"{len(prod.acked)} acknowledged records, all read back; the group kept its assignment ({rebalances} rebalances)")
         for m in members:
             m.consumer.close()
@@ -211,7 +212,7 @@ def throttled_move(troupe):
         log(f"the same move unthrottled took {free_s:.1f} s; {acked_during} records acknowledged during the throttled one")
         check(prod.stop() == 0 and not prod.failed, f"producer: {len(prod.failed)} failed")
         for q in range(2):
-            check_acknowledged_present(prod.acked, read_partition(c.leader(topic, q).bootstrap, topic, q), topic, q)
+            check_acknowledged_present(prod.acked, read_acknowledged(c, topic, q, prod.acked), topic, q)
 
 
 def zk_znode(troupe):
@@ -238,7 +239,8 @@ def zk_znode(troupe):
         rc, out, _ = reassign(troupe, c.bootstrap(), "--list")
         check(rc == 0 and "No partition reassignments found." in out, f"--list after: {out}")
         for q in range(2):
-            check(len(read_partition(c.leader(topic, q).bootstrap, topic, q)) == 64, f"{topic}-{q} lost records in the move")
+            got = read_through(c, topic, q, 64)
+            check([o for o, _ in got] == list(range(64)), f"{topic}-{q} lost records in the move: offsets {[o for o, _ in got][:5]}... ({len(got)}), state {c.partition_state(topic, q)}")
         log("the znode's moves ran and the znode is gone")
 
 

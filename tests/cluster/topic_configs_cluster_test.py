@@ -28,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from confluent_kafka import KafkaError, KafkaException, Producer  # noqa: E402
+from confluent_kafka import KafkaError, Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 from cluster_fixture import ROOT, Cluster, check, log, main, wait_for  # noqa: E402
