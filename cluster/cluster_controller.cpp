@@ -1149,6 +1149,9 @@ node_behavior(cluster_controller_ptr self, Role role) {
       // Not the active controller (any more): nothing to say.
       return broker_heartbeat_response{st.controller_epoch, false};
     },
+    [self](controller_silence_query& q) -> controller_silence_vote {
+      return silence_vote(self, q);
+    },
     [self, role](alter_isr_request& req) -> caf::result<alter_isr_response> {
       return role.alter_isr(self, req);
     },

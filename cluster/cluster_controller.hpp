@@ -100,6 +100,8 @@ struct cluster_controller_state {
   int64_t controller_silent_since_ms = -1;
   int32_t silent_controller = -1;
   int32_t suspected_controller = -1;
+  /// The suspicion whose failed pre-vote was last logged (once each).
+  uint64_t prevote_logged_chain = 0;
 
   // -- the cluster as this node sees it ------------------------------------------
 
@@ -209,6 +211,11 @@ void on_controller_heartbeat(cluster_controller_ptr self, bool answered);
 
 /// A controller_suspect tick.
 void on_controller_suspect(cluster_controller_ptr self, const cluster_tick& t);
+
+/// Another broker's pre-vote before it deposes the controller: whether
+/// this broker stopped hearing that controller too.
+controller_silence_vote silence_vote(cluster_controller_ptr self,
+                                     const controller_silence_query& q);
 
 } // namespace node_agent
 

@@ -11,19 +11,28 @@
 // - it stops answering this broker's heartbeats for
 //   broker.session.timeout.ms (a paused process, a hung link).
 //
-// Then the brokers that still reach a majority of the registered brokers
-// (themselves included, the suspect excluded) depose it: they delete
-// /controller, version-checked against the znode they read, if it still
-// names the suspect. Every node watches /controller, so the election runs
-// at once, and the new controller fences the brokers whose node link it
-// saw close, the old controller's among them (active_controller::start).
+// Then a broker deposes it only if a majority of the registered brokers,
+// itself included, find it silent: Raft's pre-vote. It asks the brokers
+// whose node link is up (controller_silence_query); each answers whether
+// its own link to the controller closed or a heartbeat of its own went
+// unanswered since the last answer. A node link that is up proves nothing:
+// a connection whose packets are dropped stays open until the middleman's
+// timeout closes it, so a broker cut off from the others but not from
+// ZooKeeper still counts them as linked. Its questions go unanswered and
+// it deposes nobody; ZooKeeper's session expiry decides, as before. With a
+// majority, the broker deletes /controller, version-checked against the
+// znode it read, if it still names the suspect. Every node watches
+// /controller, so the election runs at once, and the new controller fences
+// the brokers whose node link it saw close, the old controller's among
+// them (active_controller::start).
 //
 // The debounce: the lowest such broker acts after the grace (two heartbeat
 // intervals, at least 250 ms), the next one a grace later if the first did
-// not, and so on; a link that comes back within the grace cancels it. Each
-// loss of the link or of the answers deposes at most once: a broker cut
-// off from a controller that wins the election again does not depose it
-// again until it has seen it answer.
+// not, and so on; a link that comes back within the grace cancels it. A
+// pre-vote that finds no majority is asked again a grace later while the
+// silence lasts. Each loss of the link or of the answers deposes at most
+// once: a broker cut off from a controller that wins the election again
+// does not depose it again until it has seen it answer.
 //
 // Safety does not rest on the suspicion being right: a deposed controller
 // that is alive sees /controller deleted and resigns, and every metadata
@@ -33,6 +42,7 @@
 #include "cluster/cluster_controller.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -110,6 +120,81 @@ void depose(cluster_controller_ptr self, int32_t suspect_id) {
          });
 }
 
+/// Whether this broker has stopped hearing `controller_id`: its node link
+/// closed, or a heartbeat went unanswered since the last answer.
+bool hears_nothing_from(const cluster_controller_state& st,
+                        int32_t controller_id) {
+  auto p = st.peers.find(controller_id);
+  bool linked = p != st.peers.end() && p->second.controller;
+  return !linked || st.controller_silent_since_ms >= 0;
+}
+
+/// The pre-vote of suspicion `chain`: asks every broker in touch whether it
+/// finds `suspect_id` silent too, and deposes it once a majority of the
+/// registered brokers (this one included) do. Unanswered questions count
+/// as no; without a majority the question is asked again a grace later.
+void pre_vote(cluster_controller_ptr self, uint64_t chain,
+              int32_t suspect_id) {
+  auto& st = self->state;
+  struct tally {
+    size_t needed = 0;
+    size_t yes = 1; // this broker
+    size_t pending = 0;
+    bool decided = false;
+  };
+  auto t = std::make_shared<tally>();
+  t->needed = st.peers.size() / 2 + 1;
+  auto current = [self, chain, suspect_id] {
+    auto& st = self->state;
+    return chain == st.suspect_chain && !st.active
+           && st.controller_id == suspect_id && st.registered;
+  };
+  auto settle = [self, t, chain, suspect_id, current](bool answered_yes) {
+    if (t->decided)
+      return;
+    if (answered_yes)
+      ++t->yes;
+    if (t->yes >= t->needed) {
+      t->decided = true;
+      if (current())
+        depose(self, suspect_id);
+      return;
+    }
+    if (t->pending > 0 && --t->pending > 0)
+      return;
+    t->decided = true;
+    if (!current())
+      return;
+    auto& st = self->state;
+    if (st.prevote_logged_chain != chain) {
+      st.prevote_logged_chain = chain;
+      spdlog::warn("cluster: not deposing controller {} yet: {} of {} "
+                   "brokers (this one included) find it silent, {} needed; "
+                   "asking again every {} ms while it stays silent",
+                   suspect_id, t->yes, st.peers.size(), t->needed,
+                   grace_ms(st));
+    }
+    self->delayed_send(self, ms(grace_ms(st)),
+                       cluster_tick{tick::controller_suspect, chain,
+                                    suspect_id});
+  };
+  std::vector<cluster_controller_actor> asked;
+  for (auto& [id, p] : st.peers)
+    if (id != suspect_id && id != st.broker_id && p.controller)
+      asked.push_back(p.controller);
+  if (t->yes >= t->needed || asked.empty()) {
+    settle(false);
+    return;
+  }
+  t->pending = asked.size();
+  for (auto& peer : asked)
+    self
+      ->request(peer, ms(grace_ms(st)),
+                controller_silence_query{st.broker_id, suspect_id})
+      .then([settle](controller_silence_vote& v) { settle(v.silent); },
+            [settle](caf::error&) { settle(false); });
+}
+
 } // namespace
 
 void on_controller_link_lost(cluster_controller_ptr self) {
@@ -140,10 +225,7 @@ void on_controller_suspect(cluster_controller_ptr self,
   if (t.epoch != st.suspect_chain || st.active
       || st.controller_id != t.broker_id || !st.registered)
     return;
-  auto p = st.peers.find(t.broker_id);
-  bool linked = p != st.peers.end() && p->second.controller;
-  bool silent = st.controller_silent_since_ms >= 0;
-  if (linked && !silent) {
+  if (!hears_nothing_from(st, t.broker_id)) {
     spdlog::info("cluster: the controller (broker {}) is back", t.broker_id);
     st.suspected_controller = -1;
     return;
@@ -157,7 +239,18 @@ void on_controller_suspect(cluster_controller_ptr self,
                  t.broker_id, st.broker_id, peers.size(), st.peers.size());
     return;
   }
-  depose(self, t.broker_id);
+  pre_vote(self, t.epoch, t.broker_id);
+}
+
+controller_silence_vote silence_vote(cluster_controller_ptr self,
+                                     const controller_silence_query& q) {
+  auto& st = self->state;
+  controller_silence_vote v{st.broker_id, false};
+  if (st.controller_id != q.controller_id)
+    v.silent = true; // it is not the controller here (any more)
+  else if (!st.active)
+    v.silent = hears_nothing_from(st, q.controller_id);
+  return v;
 }
 
 } // namespace troupe::node_agent

@@ -147,6 +147,25 @@ struct broker_heartbeat_response {
   bool fenced = false;
 };
 
+/// Before deposing the active controller, a broker asks the brokers it
+/// still reaches whether they stopped hearing it too
+/// (cluster/controller_failover.cpp): Raft's pre-vote. A broker cut off
+/// from the other brokers but not from ZooKeeper gets no answers and
+/// deposes nobody.
+struct controller_silence_query {
+  /// The broker asking, and the controller it suspects.
+  int32_t broker_id = -1;
+  int32_t controller_id = -1;
+};
+
+/// The answer: whether the answering broker finds that controller silent
+/// too (its node link closed, or a heartbeat unanswered since the last
+/// answer), or already names another controller.
+struct controller_silence_vote {
+  int32_t broker_id = -1;
+  bool silent = false;
+};
+
 /// A cluster controller's own timers; stale epochs are ignored.
 struct cluster_tick {
   enum class kind : uint8_t {
@@ -249,6 +268,18 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f,
                                         broker_heartbeat_response& x) {
   return f(x.controller_epoch, x.fenced);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        controller_silence_query& x) {
+  return f(x.broker_id, x.controller_id);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f,
+                                        controller_silence_vote& x) {
+  return f(x.broker_id, x.silent);
 }
 
 template <class Inspector>

@@ -204,6 +204,7 @@ using cluster_controller_actor = embedded_controller_actor::extend<
   caf::reacts_to<cluster_snapshot>,
   caf::replies_to<node_info_request>::with<node_info>,
   caf::replies_to<broker_heartbeat>::with<broker_heartbeat_response>,
+  caf::replies_to<controller_silence_query>::with<controller_silence_vote>,
   caf::reacts_to<cluster_tick>, caf::reacts_to<cluster_parts>>;
 
 /// The client-side consumer (what a Kafka consumer's coordinator does).

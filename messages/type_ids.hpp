@@ -198,6 +198,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(troupe, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(troupe, (troupe::alter_broker_configs_response))
   CAF_ADD_TYPE_ID(troupe, (troupe::dynamic_broker_configs))
   CAF_ADD_TYPE_ID(troupe, (troupe::dynamic_broker_configs_request))
+  CAF_ADD_TYPE_ID(troupe, (troupe::controller_silence_query))
+  CAF_ADD_TYPE_ID(troupe, (troupe::controller_silence_vote))
 
 CAF_END_TYPE_ID_BLOCK(troupe)
 // clang-format on

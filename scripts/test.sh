@@ -14,8 +14,13 @@ trap 'rm -f "$baseline" "$logdir"' EXIT
 ./scripts/check_default_logdir.sh baseline "$logdir"
 mark="$$-$(date +%s%N)"
 rc=0
-(cd build && TROUPE_TEST_RUN="$mark" ctest --output-on-failure --timeout 600 "$@") ||
-  rc=$?
+# The unit tests (label unit: the domain, gateway and actor tests, each a
+# process without sockets or timers of its own) run on every core; the
+# rest, many of them timed against real processes, one at a time.
+(cd build && TROUPE_TEST_RUN="$mark" ctest --output-on-failure --timeout 600 \
+  -L unit -j "$(nproc)" "$@") || rc=$?
+(cd build && TROUPE_TEST_RUN="$mark" ctest --output-on-failure --timeout 600 \
+  -LE unit "$@") || rc=$?
 ./scripts/check_leftovers.sh check "$baseline" "$mark" || { [ "$rc" -ne 0 ] || rc=1; }
 ./scripts/check_default_logdir.sh check "$logdir" || { [ "$rc" -ne 0 ] || rc=1; }
 exit "$rc"

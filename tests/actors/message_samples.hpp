@@ -221,6 +221,7 @@ auto with_message_samples(const caf::actor& some_actor, F f) {
     cluster_tick{cluster_tick::kind::connect_peer, 5, 2},
     cluster_parts{some_actor, some_actor},
     broker_heartbeat{2, 1700000000000}, broker_heartbeat_response{4, true},
+    controller_silence_query{2, 1}, controller_silence_vote{3, true},
     consumer_assign{{{"t", 0}, {"t", 2}}},
     consumer_seek{{{{"t", 0}, 42}, {{"t", 2}, position_earliest}}},
     consumer_positions_request{},

@@ -36,7 +36,7 @@ troupe_cluster_cases(${CMAKE_SOURCE_DIR}/tests/cluster/cluster_tests.py
     "zookeeper-lost|170|nodes that lose ZooKeeper keep serving until their session expires, then step down, they register again when it returns"
     "duplicate-broker-id|110|a second node with a registered broker.id refuses to start"
     "unusable-log-dir|80|a node whose log directory is unusable reports it and does not join"
-    "network-partition|200|a leader cut off from the other nodes but not from ZooKeeper is fenced and its leaderships move, its own client's acks=all produce is never acknowledged while the cut lasts, nothing is lost and it converges after healing"
+    "network-partition|200|a leader cut off from the other nodes but not from ZooKeeper is fenced and its leaderships move without an election (its pre-vote finds no majority), its own client's acks=all produce is never acknowledged while the cut lasts, nothing is lost and it converges after healing"
     "large-create-topics|170|a CreateTopics of 8,000 partitions, larger than ZooKeeper's request limit, creates every topic whole under the same controller"
     "zookeeper-stall|170|a controller whose ZooKeeper write fails while ZooKeeper stalls short of the session timeout takes over again, the cluster keeps an active controller"
     "idempotent-producers|140|idempotent producers on every node get producer ids from the controller's block in ZooKeeper and every record once"
