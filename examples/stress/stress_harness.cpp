@@ -157,6 +157,8 @@ public:
                               caf::to_string(e).c_str());
                });
     wait_for_leaders();
+    if (!opt_.connect.empty())
+      wait_for_logs();
     std::lock_guard<std::mutex> guard{state_->mtx};
     state_->members.resize(static_cast<size_t>(per_group_ * opt_.groups));
     state_->groups.resize(static_cast<size_t>(opt_.groups));
@@ -450,6 +452,43 @@ private:
                  "  %d topics of %d partitions: leaders in metadata after "
                  "%.0f ms\n",
                  opt_.groups, partitions_, ms_between(start, steady::now()));
+  }
+
+  /// Setup too, against a cluster: waits (bounded) until every partition
+  /// of the run's topics has its log on disk. Each node creates the logs
+  /// of a new topic on its one log actor, the same actor that appends the
+  /// groups' records to __consumer_offsets: with 10,000 new partitions the
+  /// first SyncGroups would otherwise wait seconds behind the directories
+  /// and their fsyncs, and the cold start would time topic creation. A
+  /// DescribeLogDirs queues behind the creations on the same actor.
+  void wait_for_logs() {
+    auto start = steady::now();
+    auto limit = start + std::chrono::seconds(opt_.timeout_seconds);
+    size_t want = static_cast<size_t>(opt_.groups) * partitions_;
+    size_t have = 0;
+    while (have < want && steady::now() < limit) {
+      have = 0;
+      for (auto& broker : node_.brokers)
+        self_
+          ->request(broker, std::chrono::seconds(60),
+                    describe_log_dirs_request{true, {}})
+          .receive(
+            [&](describe_log_dirs_response& r) {
+              for (auto& d : r.dirs)
+                for (auto& p : d.partitions)
+                  if (p.partition.topic.size() > prefix_.size()
+                      && p.partition.topic.compare(
+                           p.partition.topic.size() - prefix_.size(),
+                           prefix_.size(), prefix_)
+                           == 0)
+                    ++have;
+            },
+            [](caf::error&) {});
+      if (have < want)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    std::fprintf(stderr, "  %zu of %zu partitions' logs on disk after %.0f ms\n",
+                 have, want, ms_between(start, steady::now()));
   }
 
   void mark_alive(size_t i, bool alive) {
