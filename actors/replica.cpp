@@ -28,6 +28,28 @@ bool stale(replica_ptr self, uint64_t role_epoch) {
   return self->state.role_epoch != role_epoch;
 }
 
+/// Kafka's internal topics (Topic.isInternal), whose records DeleteRecords
+/// refuses to delete.
+bool internal_topic(const std::string& topic) {
+  return topic == "__consumer_offsets" || topic == "__transaction_state";
+}
+
+/// Every request of this replica to the broker's log manager. A replica of
+/// an internal topic asks with high priority: the group and transaction
+/// coordinators' writes and reads then do not wait behind the log actor's
+/// backlog for other partitions (creating the logs of thousands of new
+/// partitions takes seconds; docs/ARCHITECTURE.md, storage). All of one
+/// replica's requests share one priority, so the log manager still sees
+/// them in the order sent (an epoch before the appends of that epoch).
+template <class... Ts>
+auto ask_log(replica_ptr self, Ts&&... xs) {
+  auto& st = self->state;
+  if (internal_topic(st.partition.topic))
+    return self->template request<caf::message_priority::high>(
+      st.log, caf::infinite, std::forward<Ts>(xs)...);
+  return self->request(st.log, caf::infinite, std::forward<Ts>(xs)...);
+}
+
 /// A follower's request to its leader goes out; its answer counts while
 /// `abandoned` is false.
 uint64_t send_to_leader(replica_state& st, const broker_actor& leader) {
@@ -125,9 +147,7 @@ void become_leader(replica_ptr self, const partition_metadata& m) {
   // The new epoch starts at our log end (Kafka: leaderEpochCache.assign on
   // makeLeader), so followers can find where our logs diverge. Sent before
   // any append of this epoch; the log manager handles them in order.
-  self
-    ->request(st.log, caf::infinite,
-              log_epoch_request{st.partition, -1, m.leader_epoch})
+  ask_log(self, log_epoch_request{st.partition, -1, m.leader_epoch})
     .then([](log_epoch_response&) {}, [](caf::error&) {});
   spdlog::info("replica {} on broker {}: leader in epoch {} at offset {}",
                to_string(st.partition), st.broker_id, m.leader_epoch,
@@ -176,7 +196,7 @@ void truncate_then_fetch(replica_ptr self) {
         }
         log_diverge_request cut{st.partition, r.leader_epoch, r.end_offset,
                                 st.high_watermark};
-        self->request(st.log, caf::infinite, cut)
+        ask_log(self, cut)
           .then(
             [self, epoch, backoff](log_epoch_response& l) {
               if (stale(self, epoch))
@@ -251,7 +271,7 @@ void read_for(replica_ptr self, fetch_request req,
   auto& st = self->state;
   log_read_request r{st.partition, req.offset, req.max_bytes,
                      req.replica_id >= 0 ? -1 : st.high_watermark};
-  self->request(st.log, caf::infinite, r)
+  ask_log(self, r)
     .then(
       [self, rp, follower = req.replica_id >= 0](
         log_read_response& res) mutable {
@@ -425,7 +445,7 @@ void replay_producers(replica_state& st, const bytes& records, int64_t from) {
 void read_producers(replica_ptr self, uint64_t epoch, int64_t offset) {
   auto& st = self->state;
   log_read_request r{st.partition, offset, 1 << 20, -1};
-  self->request(st.log, caf::infinite, r)
+  ask_log(self, r)
     .then(
       [self, epoch, offset](log_read_response& res) {
         if (stale(self, epoch))
@@ -582,7 +602,7 @@ void produce(replica_ptr self, produce_request req,
   };
   log_append_request append{st.partition, st.leader->leader_epoch(),
                             std::move(req.batch), false, st.high_watermark};
-  self->request(st.log, caf::infinite, std::move(append))
+  ask_log(self, std::move(append))
     .then(
       [self, take, settle, id, acks, timeout, epoch](log_append_response& a) {
         auto& st = self->state;
@@ -673,12 +693,6 @@ caf::result<fetch_response> fetch(replica_ptr self, fetch_request& req) {
 
 // -- DeleteRecords -----------------------------------------------------------------
 
-/// Kafka's internal topics (Topic.isInternal), whose records DeleteRecords
-/// refuses to delete.
-bool internal_topic(const std::string& topic) {
-  return topic == "__consumer_offsets" || topic == "__transaction_state";
-}
-
 /// The leader moved its own log start offset: answered now if the low
 /// watermark is there already, else parked until the followers follow.
 void park_deletion(replica_ptr self, int64_t offset, int32_t timeout_ms,
@@ -711,7 +725,7 @@ delete_records(replica_ptr self, const delete_records_request& req) {
   auto timeout = req.timeout_ms;
   auto failed = [rp](caf::error& err) mutable { rp.deliver(std::move(err)); };
   // The check alone (offset -1 to the log manager): the topic's policy.
-  self->request(st.log, caf::infinite, delete_records_request{st.partition, -1, 0})
+  ask_log(self, delete_records_request{st.partition, -1, 0})
     .then(
       [self, rp, epoch, offset, timeout, failed](delete_records_response& c) mutable {
         auto& st = self->state;
@@ -721,9 +735,7 @@ delete_records(replica_ptr self, const delete_records_request& req) {
           { rp.deliver(delete_records_response{c.error, -1}); return; }
         if (offset < 0 || offset > st.high_watermark)
           { rp.deliver(delete_records_response{error_code::offset_out_of_range, -1}); return; }
-        self
-          ->request(st.log, caf::infinite,
-                    delete_records_request{st.partition, offset, 0})
+        ask_log(self, delete_records_request{st.partition, offset, 0})
           .then(
             [self, rp, epoch, offset, timeout](delete_records_response& r) mutable {
               auto& st = self->state;
@@ -757,9 +769,7 @@ void follow_log_start(replica_ptr self, uint64_t epoch, int64_t leader_start) {
     return;
   }
   st.fetching = true;
-  self
-    ->request(st.log, caf::infinite,
-              delete_records_request{st.partition, target, 0})
+  ask_log(self, delete_records_request{st.partition, target, 0})
     .then(
       [self, epoch](delete_records_response& r) {
         if (stale(self, epoch))
@@ -784,9 +794,7 @@ void start_at_leader_start(replica_ptr self, uint64_t epoch,
                            int64_t leader_start) {
   auto& st = self->state;
   st.fetching = true;
-  self
-    ->request(st.log, caf::infinite,
-              delete_records_request{st.partition, leader_start, 0})
+  ask_log(self, delete_records_request{st.partition, leader_start, 0})
     .then(
       [self, epoch](delete_records_response& r) {
         if (stale(self, epoch))
@@ -893,7 +901,7 @@ void fetch_from_leader(replica_ptr self) {
           copies = producer_batches_in(r.records, st.log_end_offset);
         log_append_request append{st.partition, -1, std::move(r.records), true,
                                   st.high_watermark};
-        self->request(st.log, caf::infinite, std::move(append))
+        ask_log(self, std::move(append))
           .then(
             [self, epoch, backoff, leader_hw, leader_start, next_epoch,
              copies = std::move(copies)](log_append_response& a) {
@@ -955,7 +963,7 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
     self->quit(msg.reason);
   });
   // Open (and recover) the log first; the role waits for it.
-  self->request(st.log, caf::infinite, log_epoch_request{st.partition, -1, -1})
+  ask_log(self, log_epoch_request{st.partition, -1, -1})
     .then(
       [self](log_epoch_response& l) {
         auto& st = self->state;
@@ -1010,7 +1018,7 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
       if (req.timestamp < 0 && req.timestamp != max_timestamp_lookup)
         return list_offsets_response{error_code::invalid_request, -1, -1};
       auto rp = self->make_response_promise<list_offsets_response>();
-      self->request(st.log, caf::infinite, req)
+      ask_log(self, req)
         .then(
           [self, rp](list_offsets_response& r) mutable {
             // Only what consumers may read: below the high watermark.
@@ -1028,9 +1036,7 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
           e != error_code::none)
         return epoch_end_offset_response{e, -1, -1};
       auto rp = self->make_response_promise<epoch_end_offset_response>();
-      self
-        ->request(st.log, caf::infinite,
-                  log_epoch_request{st.partition, req.leader_epoch, -1})
+      ask_log(self, log_epoch_request{st.partition, req.leader_epoch, -1})
         .then(
           [rp](log_epoch_response& l) mutable {
             rp.deliver(

@@ -56,6 +56,10 @@ struct options {
   /// host:port of a cluster node's troupe.cluster.port: the consumers run
   /// here, the brokers in other processes (docs/ARCHITECTURE.md §7).
   std::string connect;
+  /// With --connect: start the cold-start clock once the new topics have
+  /// leaders, before their logs exist (the groups' first writes then queue
+  /// behind the creation of the logs on each node).
+  bool with_log_creation = false;
 };
 
 struct row {
@@ -157,7 +161,7 @@ public:
                               caf::to_string(e).c_str());
                });
     wait_for_leaders();
-    if (!opt_.connect.empty())
+    if (!opt_.connect.empty() && !opt_.with_log_creation)
       wait_for_logs();
     std::lock_guard<std::mutex> guard{state_->mtx};
     state_->members.resize(static_cast<size_t>(per_group_ * opt_.groups));
@@ -844,6 +848,9 @@ int main(int argc, char** argv) {
   app.add_option("--connect", opt.connect,
                  "host:port of a cluster node's troupe.cluster.port: run the "
                  "consumers here against brokers in other processes");
+  app.add_flag("--with-log-creation", opt.with_log_creation,
+               "With --connect: start the cold start as soon as the new "
+               "topics have leaders, while the nodes still create their logs");
   int32_t coordinator_memory = 0;
   app.add_option("--coordinator-memory", coordinator_memory,
                  "Only measure the coordinator's memory per member with this "
