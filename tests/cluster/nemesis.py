@@ -109,7 +109,9 @@ class Member:
             "fetch.wait.max.ms": 100,
             "topic.metadata.refresh.interval.ms": 1000,
             "socket.connection.setup.timeout.ms": 3000,
-            "log_level": 0,
+            # NEMESIS_RDKAFKA_DEBUG=consumer,fetch turns on librdkafka's
+            # debug log (to stderr): why a member reset its position.
+            **({"debug": os.environ["NEMESIS_RDKAFKA_DEBUG"], "log_level": 7} if os.environ.get("NEMESIS_RDKAFKA_DEBUG") else {"log_level": 0}),
         })
         self.consumer.subscribe([topic], on_assign=self._assign, on_revoke=self._revoke)
 
