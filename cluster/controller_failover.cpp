@@ -129,6 +129,15 @@ bool hears_nothing_from(const cluster_controller_state& st,
   return !linked || st.controller_silent_since_ms >= 0;
 }
 
+/// Whether suspicion `chain` of `suspect_id` still stands: no newer one,
+/// this node not the controller itself, the suspect still named in
+/// /controller, the broker registered.
+bool suspicion_stands(const cluster_controller_state& st, uint64_t chain,
+                      int32_t suspect_id) {
+  return chain == st.suspect_chain && !st.active
+         && st.controller_id == suspect_id && st.registered;
+}
+
 /// The pre-vote of suspicion `chain`: asks every broker in touch whether it
 /// finds `suspect_id` silent too, and deposes it once a majority of the
 /// registered brokers (this one included) do. Unanswered questions count
@@ -145,9 +154,7 @@ void pre_vote(cluster_controller_ptr self, uint64_t chain,
   auto t = std::make_shared<tally>();
   t->needed = st.peers.size() / 2 + 1;
   auto current = [self, chain, suspect_id] {
-    auto& st = self->state;
-    return chain == st.suspect_chain && !st.active
-           && st.controller_id == suspect_id && st.registered;
+    return suspicion_stands(self->state, chain, suspect_id);
   };
   auto settle = [self, t, chain, suspect_id, current](bool answered_yes) {
     if (t->decided)
@@ -179,9 +186,9 @@ void pre_vote(cluster_controller_ptr self, uint64_t chain,
                                     suspect_id});
   };
   std::vector<cluster_controller_actor> asked;
-  for (auto& [id, p] : st.peers)
-    if (id != suspect_id && id != st.broker_id && p.controller)
-      asked.push_back(p.controller);
+  for (auto id : in_touch(st, suspect_id))
+    if (id != st.broker_id)
+      asked.push_back(st.peers.at(id).controller);
   if (t->yes >= t->needed || asked.empty()) {
     settle(false);
     return;
@@ -222,8 +229,7 @@ void on_controller_heartbeat(cluster_controller_ptr self, bool answered) {
 void on_controller_suspect(cluster_controller_ptr self,
                            const cluster_tick& t) {
   auto& st = self->state;
-  if (t.epoch != st.suspect_chain || st.active
-      || st.controller_id != t.broker_id || !st.registered)
+  if (!suspicion_stands(st, t.epoch, t.broker_id))
     return;
   if (!hears_nothing_from(st, t.broker_id)) {
     spdlog::info("cluster: the controller (broker {}) is back", t.broker_id);
