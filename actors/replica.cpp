@@ -273,9 +273,14 @@ void read_for(replica_ptr self, fetch_request req,
                      req.replica_id >= 0 ? -1 : st.high_watermark};
   ask_log(self, r)
     .then(
-      [self, rp, follower = req.replica_id >= 0](
+      [self, rp, follower = req.replica_id >= 0, offset = req.offset](
         log_read_response& res) mutable {
         auto& st = self->state;
+        if (res.error == error_code::offset_out_of_range)
+          spdlog::info("replica {} on broker {}: read at offset {} out of the "
+                       "log's range [{}, {}]",
+                       to_string(st.partition), st.broker_id, offset,
+                       res.log_start_offset, res.log_end_offset);
         auto answer = fetch_answer(st, res.error);
         answer.records = std::move(res.records);
         // KafkaApis records what a throttled partition served to any
@@ -658,8 +663,18 @@ caf::result<fetch_response> fetch(replica_ptr self, fetch_request& req) {
     return fetch_answer(st, e);
   if (req.max_bytes < 0)
     return fetch_answer(st, error_code::invalid_request);
-  if (req.offset < st.log_start_offset || req.offset > st.log_end_offset)
+  if (req.offset < st.log_start_offset || req.offset > st.log_end_offset) {
+    // Rare and decisive for a consumer (it resets to auto.offset.reset):
+    // said once per fetch, with what the leader knew.
+    spdlog::info("replica {} on broker {}: fetch by {} at offset {} out of "
+                 "range [{}, {}] (high watermark {}, epoch {})",
+                 to_string(st.partition), st.broker_id,
+                 req.replica_id >= 0 ? "broker " + std::to_string(req.replica_id)
+                                     : std::string{"a consumer"},
+                 req.offset, st.log_start_offset, st.log_end_offset,
+                 st.high_watermark, st.latest_epoch);
     return fetch_answer(st, error_code::offset_out_of_range);
+  }
   if (req.replica_id >= 0) {
     auto& m = *st.metadata;
     if (std::find(m.replicas.begin(), m.replicas.end(), req.replica_id)

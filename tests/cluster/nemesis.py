@@ -23,7 +23,10 @@ and of the group coordinator's node (each restarted a few seconds later),
 SIGSTOP shorter and longer than broker.session.timeout.ms, a ZooKeeper
 restart, a reassignment (one partition's replica swapped for a broker
 that does not hold it, `troupe reassign --execute`) with a kill -9 of a
-random node while it runs, and a network partition (`ip netns` blackhole
+random node while it runs, a node that joins (a fifth, with a new
+broker id each time), takes a replica by reassignment while a kill -9
+hits another node, and is then decommissioned (every replica it holds
+reassigned off it, then a controlled shutdown), and a network partition (`ip netns` blackhole
 routes) that cuts a partition leader off from every other node while a
 producer of its own keeps writing to it: the client side stays with the
 cut leader, as a client on the leader's side of a real partition does.
@@ -132,13 +135,20 @@ class Member:
 
     def poll(self):
         msg = self.consumer.poll(0.05)
-        if msg is None or msg.error():
+        if msg is None:
+            return
+        if msg.error():
+            # A position reset (auto.offset.reset, log truncation) shows
+            # here first: logged with the time, to line up with the faults
+            # and the nodes' logs.
+            log(f"nemesis: member {self.name}: {msg.error()} (partition {msg.partition()})")
             return
         p, o = msg.partition(), msg.offset()
         if p not in self.owned:
             self.anomalies["double-owner"].append(f"{self.name} read {p}@{o} without owning it")
         if p in self.last and o <= self.last[p]:
             self.anomalies["nonmonotonic"].append(f"{self.name} read {p}@{o} after {p}@{self.last[p]}")
+            log(f"nemesis: anomaly: {self.name} read {p}@{o} after {p}@{self.last[p]}")
         self.last[p] = o
         self.reads.append((p, o, msg.value().decode()))
 
@@ -267,24 +277,44 @@ def longest_gap(acks, t0, t1):
     return max(b - a for a, b in zip(edges, edges[1:]))
 
 
-def reassign_one(c, troupe, topic, rng, plan_dir):
+def execute_plan(c, troupe, moves, plan_dir):
+    """`troupe reassign --execute` of [(topic, partition, replicas)]."""
+    path = os.path.join(plan_dir, "plan.json")
+    with open(path, "w") as f:
+        json.dump({"version": 1, "partitions": [{"topic": t, "partition": p, "replicas": r} for t, p, r in moves]}, f)
+    for _ in range(10):
+        r = subprocess.run([troupe, "reassign", "--bootstrap-server", c.bootstrap(), "--execute", "--additional", "--reassignment-json-file", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+        if r.returncode == 0:
+            return
+        time.sleep(0.5)  # e.g. the controller just moved
+    raise AssertionError(f"reassign --execute of {moves}: {r.stdout} {r.stderr}")
+
+
+def reassign_one(c, troupe, topic, rng, plan_dir, joining=None):
     """Moves one random partition's replica to a broker that does not hold
-    it (`troupe reassign --execute`); returns (partition, target)."""
+    it (`joining`, or one drawn at random); returns (partition, target)."""
     p = rng.randrange(PARTITIONS)
     current = c.zk_get_json(f"/brokers/topics/{topic}")["partitions"][str(p)]
     ids = sorted(n.id for n in c.nodes)
     leaving = rng.choice(current)
-    joining = rng.choice([b for b in ids if b not in current])
+    if joining is None:
+        joining = rng.choice([b for b in ids if b not in current])
     target = [joining if b == leaving else b for b in current]
-    path = os.path.join(plan_dir, "plan.json")
-    with open(path, "w") as f:
-        json.dump({"version": 1, "partitions": [{"topic": topic, "partition": p, "replicas": target}]}, f)
-    for _ in range(10):
-        r = subprocess.run([troupe, "reassign", "--bootstrap-server", c.bootstrap(), "--execute", "--additional", "--reassignment-json-file", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
-        if r.returncode == 0:
-            return p, target
-        time.sleep(0.5)  # e.g. the controller just moved
-    raise AssertionError(f"reassign --execute of {topic}-{p} to {target}: {r.stdout} {r.stderr}")
+    execute_plan(c, troupe, [(topic, p, target)], plan_dir)
+    return p, target
+
+
+def decommission_moves(c, broker, rng):
+    """Every partition of every topic with a replica on `broker`, that
+    replica swapped for a broker of the rest that does not hold one."""
+    rest = sorted(n.id for n in c.nodes if n.id != broker)
+    moves = []
+    for t in c.zk.get_children("/brokers/topics"):
+        for p, replicas in sorted(c.zk_get_json(f"/brokers/topics/{t}")["partitions"].items(), key=lambda kv: int(kv[0])):
+            if broker in replicas:
+                spare = rng.choice([b for b in rest if b not in replicas])
+                moves.append((t, int(p), [spare if b == broker else b for b in replicas]))
+    return moves
 
 
 def no_reassignments(c, troupe):
@@ -295,7 +325,7 @@ def no_reassignments(c, troupe):
 def run(troupe, seed, seconds, interval, loopback):
     topo = None
     if not loopback:
-        topo = Topology(["zk", "n1", "n2", "n3", "n4", "client"])
+        topo = Topology(["zk", "n1", "n2", "n3", "n4", "client", "n5"])
     try:
         if topo:
             topo.create()
@@ -351,9 +381,10 @@ def run_in(troupe, seed, seconds, interval, topo):
             time.sleep(after)
             node.start()
 
+        new_ids = iter(range(max(n.id for n in c.nodes) + 1, 1 << 20))  # grow-shrink's newcomers
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            kinds = ["kill9", "kill9-controller", "kill9-coordinator", "stop-short", "stop-long", "zookeeper-restart", "reassign-kill9"]
+            kinds = ["kill9", "kill9-controller", "kill9-coordinator", "stop-short", "stop-long", "zookeeper-restart", "reassign-kill9", "grow-shrink"]
             kind = rng.choice(kinds + (["partition-leader"] if topo else []))
             down = rng.uniform(1.0, 3.0)
             live = [n for n in c.nodes if n.alive() and not n.paused]
@@ -381,6 +412,33 @@ def run_in(troupe, seed, seconds, interval, topo):
                 time.sleep(rng.uniform(0.0, 0.5))
                 node.kill9()
                 restart_later(node, down)
+            elif kind == "grow-shrink":
+                # A node joins and takes a replica while a node is killed;
+                # then it is decommissioned as a Kafka operator would: every
+                # replica it holds moved off, then a controlled shutdown.
+                # Each new node gets a new broker id (and a new log dir).
+                newcomer = c.add_node(broker_id=next(new_ids), netns="n5" if topo else None)
+                newcomer.start()
+                c.wait_ready([n.id for n in c.nodes], timeout=90)
+                p, target = reassign_one(c, troupe, topic, rng, plan_dir, joining=newcomer.id)
+                node = rng.choice(live)
+                log(f"nemesis: node {newcomer.id} joined; {topic}-{p} moving to {target}; kill -9 of node {node.id}")
+                time.sleep(rng.uniform(0.0, 0.5))
+                node.kill9()
+                restart_later(node, down)
+                c.wait_ready([n.id for n in c.nodes], timeout=90)
+                wait_for("the reassignment onto the new node to complete", lambda: no_reassignments(c, troupe), 90, interval=0.5)
+                moves = decommission_moves(c, newcomer.id, rng)
+                log(f"nemesis: decommissioning node {newcomer.id}: {len(moves)} replicas to move off")
+                if moves:
+                    execute_plan(c, troupe, moves, plan_dir)
+                    wait_for("the decommission's reassignment to complete", lambda: no_reassignments(c, troupe), 90, interval=0.5)
+                left = decommission_moves(c, newcomer.id, rng)
+                if left:
+                    anomalies["stalled"].append(f"node {newcomer.id} still holds {left} after its decommission")
+                newcomer.stop()
+                c.nodes.remove(newcomer)
+                log(f"nemesis: node {newcomer.id} stopped and removed")
             elif kind.startswith("kill9"):
                 if kind == "kill9-controller":
                     target = c.controller()
