@@ -208,23 +208,8 @@ struct sync_timeout {
   uint64_t epoch = 0;
 };
 
-/// A member session's timer fired; the coordinator decides.
-struct session_check {
-  std::string member_id;
-};
-
-/// The coordinator's answer: check again after `next_check_ms`, or stop
-/// (-1) because the member expired or left.
-struct session_verdict {
-  int64_t next_check_ms = -1;
-};
-
-/// Coordinator -> member session: check after `delay_ms` from now instead.
-struct session_rearm {
-  int64_t delay_ms = 0;
-};
-
-/// A member session's own tick; stale epochs are ignored.
+/// The coordinator's session timers are due (its timer wheel's earliest
+/// bucket). `epoch` names the wait; a superseded one finds little to do.
 struct session_tick {
   uint64_t epoch = 0;
 };
@@ -547,21 +532,6 @@ typename Inspector::result_type inspect(Inspector& f, join_timeout& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sync_timeout& x) {
   return f(x.epoch);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, session_check& x) {
-  return f(x.member_id);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, session_verdict& x) {
-  return f(x.next_check_ms);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, session_rearm& x) {
-  return f(x.delay_ms);
 }
 
 template <class Inspector>

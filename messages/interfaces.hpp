@@ -29,7 +29,7 @@ using group_coordinator_actor = caf::typed_actor<
   TROUPE_GROUP_PROTOCOL,
   caf::replies_to<describe_groups_request>::with<described_group>,
   caf::replies_to<list_groups_request>::with<listed_group>,
-  caf::replies_to<session_check>::with<session_verdict>,
+  caf::reacts_to<session_tick>,
   caf::replies_to<offsets_expiry_check>::with<offsets_expiry_result>,
   caf::reacts_to<join_timeout>, caf::reacts_to<sync_timeout>,
   caf::reacts_to<group_shutdown>,
@@ -54,10 +54,6 @@ using consumer_group_coordinator_actor = caf::typed_actor<
   caf::reacts_to<group_shutdown>,
   caf::replies_to<delete_groups_request>::with<delete_groups_response>,
   caf::replies_to<offset_delete_request>::with<offset_delete_response>>;
-
-/// One per member (and per pending member): owns its session timer.
-using member_session_actor =
-  caf::typed_actor<caf::reacts_to<session_rearm>, caf::reacts_to<session_tick>>;
 
 /// Holds the cluster's topics (and, with the replicated log, partition
 /// leadership and ISR).

@@ -5,7 +5,6 @@
 
 #include "actors/clock.hpp"
 #include "actors/groups/offsets_writer.hpp"
-#include "actors/member_session.hpp"
 #include "actors/metrics.hpp"
 #include "domain/offsets/committed_offsets.hpp"
 #include "storage/offsets_records.hpp"
@@ -47,6 +46,41 @@ void arm(group_coordinator_ptr self, int64_t delay_ms, Tick tick) {
 }
 
 void apply_effects(group_coordinator_ptr self);
+
+/// One clock entry for every session timer: a wait on the wheel's
+/// earliest bucket, taken again only when an earlier one is filed.
+void wait_for_sessions(group_coordinator_ptr self) {
+  auto& st = self->state;
+  auto next = st.session_timers.next_deadline();
+  if (!next || (st.session_wake_at >= 0 && st.session_wake_at <= *next))
+    return;
+  st.session_wake_at = *next;
+  arm(self, *next - wall_now_ms(self), session_tick{++st.session_wake});
+}
+
+/// Kafka's heartbeat expiry for every timer due: the group decides
+/// (group::check_session); a member still alive gets a timer at its
+/// deadline, an expired one leaves the group.
+void expire_sessions(group_coordinator_ptr self) {
+  auto& st = self->state;
+  auto now = wall_now_ms(self);
+  for (auto& [id, session] : st.session_timers.advance(now)) {
+    auto i = st.sessions.find(id);
+    if (i == st.sessions.end() || i->second != session)
+      continue; // ended or restarted since
+    count(metrics().session_checks);
+    bool was_member = st.g->has_member(id);
+    if (auto next = st.g->check_session(id, now)) {
+      st.session_timers.schedule(now + *next, {id, session});
+    } else {
+      st.sessions.erase(i);
+      if (was_member)
+        count(metrics().session_expiries);
+    }
+    apply_effects(self);
+  }
+  wait_for_sessions(self);
+}
 
 /// Writes the group's metadata (Kafka's GroupMetadataValue) with acks=all:
 /// before a new generation's assignment goes out (`generation` >= 0, the
@@ -101,22 +135,18 @@ void apply_effects(group_coordinator_ptr self) {
     arm(self, fx.join_timer->delay_ms, join_timeout{fx.join_timer->epoch});
   if (fx.sync_timer)
     arm(self, fx.sync_timer->delay_ms, sync_timeout{fx.sync_timer->epoch});
-  for (auto& id : fx.sessions_stopped) {
-    auto i = st.sessions.find(id);
-    if (i != st.sessions.end()) {
-      self->send_exit(i->second, caf::exit_reason::user_shutdown);
-      st.sessions.erase(i);
+  // A session ended or restarted leaves its old timer in the wheel, to be
+  // dropped when it fires: a heartbeat never touches the wheel.
+  for (auto& id : fx.sessions_stopped)
+    st.sessions.erase(id);
+  if (!fx.sessions_started.empty()) {
+    auto now = wall_now_ms(self);
+    for (auto& [id, delay] : fx.sessions_started) {
+      auto session = ++st.next_session;
+      st.sessions[id] = session;
+      st.session_timers.schedule(now + delay, {id, session});
     }
-  }
-  for (auto& [id, delay] : fx.sessions_started) {
-    auto i = st.sessions.find(id);
-    if (i != st.sessions.end()) {
-      self->send(i->second, session_rearm{delay});
-    } else {
-      auto session =
-        self->spawn(member_session, group_coordinator_actor{self}, id, delay);
-      st.sessions.emplace(id, std::move(session));
-    }
+    wait_for_sessions(self);
   }
   auto now = now_ms(self); // listeners' timelines: the actor clock
   for (auto& t : fx.transitions) {
@@ -389,20 +419,11 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
     },
     [self](describe_groups_request&) { return self->state.g->describe(); },
     [self](list_groups_request&) { return self->state.g->listing(); },
-    [self](session_check& req) {
-      count(metrics().session_checks);
-      bool was_member = self->state.g->has_member(req.member_id);
-      auto next =
-        self->state.g->check_session(req.member_id, wall_now_ms(self));
-      apply_effects(self);
-      if (!next) {
-        if (was_member)
-          count(metrics().session_expiries);
-        // The session is over; its actor quits on this verdict.
-        self->state.sessions.erase(req.member_id);
-        return session_verdict{-1};
-      }
-      return session_verdict{*next};
+    [self](session_tick& t) {
+      auto& st = self->state;
+      if (t.epoch == st.session_wake)
+        st.session_wake_at = -1;
+      expire_sessions(self);
     },
     [self](join_timeout& t) {
       self->state.g->on_join_timer(t.epoch, wall_now_ms(self));

@@ -10,6 +10,7 @@
 
 #include "actors/groups/offsets_writer.hpp"
 #include "domain/group.hpp"
+#include "domain/timer_wheel.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {
@@ -17,7 +18,8 @@ namespace troupe {
 /// One per consumer group. Thin: the Kafka semantics live in troupe::group;
 /// this actor owns what a plain class cannot — the parked JoinGroup and
 /// SyncGroup response promises (the rebalance barrier), the join and sync
-/// timers, and one member_session actor per member.
+/// timers, and the members' session timers: a timer wheel, waited on with
+/// one clock entry for the whole group (docs/ARCHITECTURE.md §3).
 struct group_coordinator_state {
   std::unique_ptr<group> g;
   /// Parked requests by member id. A member may retry while parked; every
@@ -28,7 +30,17 @@ struct group_coordinator_state {
   std::unordered_map<
     std::string, std::vector<caf::typed_response_promise<sync_group_response>>>
     syncs;
-  std::unordered_map<std::string, member_session_actor> sessions;
+  /// Session timers: (member id, session number). A member's session
+  /// number changes when the group restarts its session; a timer of an
+  /// older number, or of a member whose session ended, is dropped when it
+  /// fires.
+  timer_wheel<std::pair<std::string, uint64_t>> session_timers;
+  std::unordered_map<std::string, uint64_t> sessions;
+  uint64_t next_session = 0;
+  /// The wait on the wheel's earliest bucket: when it is due (-1: none)
+  /// and its number.
+  int64_t session_wake_at = -1;
+  uint64_t session_wake = 0;
   event_listener_actor listener;
   /// Where commits and group metadata are written (acks=all); without a
   /// replica offsets stay in memory only (no log.dirs).

@@ -745,7 +745,7 @@ void write_json(const std::string& path, const std::vector<row>& rows,
 
 /// The coordinator's own memory per member: one driver actor joins
 /// `members` raw members into one group (no client actor per member, so
-/// only the broker side is counted: group entry, member_session actor,
+/// only the broker side is counted: group entry, session timer,
 /// parked promises while they wait) and syncs them; RSS before and after.
 double coordinator_bytes_per_member(caf::actor_system& sys, int32_t members) {
   cluster_config cfg;

@@ -1,6 +1,6 @@
 // The broker and group coordinator actors under simulated time: the
 // rebalance barrier as parked response promises, timers as delayed sends,
-// member sessions as actors.
+// member sessions as the coordinator's timer wheel.
 
 #include <catch2/catch.hpp>
 
@@ -187,6 +187,92 @@ TEST_CASE("member session expiry removes a silent member and rebalances the "
   REQUIRE(a3.ready());
   CHECK(a3.get().generation_id == gen + 1);
   CHECK(a3.get().members.size() == 1);
+}
+
+TEST_CASE("a silent member's session expires exactly at its session "
+          "timeout, not a millisecond before") {
+  node_fixture fx;
+  auto a = fx.join(fx.join_req());
+  fx.run();
+  auto leader = a.get().member_id;
+  auto b = fx.join(fx.join_req());
+  fx.heartbeat(leader, 1);
+  auto a2 = fx.join(fx.join_req(leader));
+  REQUIRE(b.ready());
+  auto gen = a2.get().generation_id;
+  fx.sync(leader, gen, {});
+  fx.sync(b.get().member_id, gen); // its session restarts here, 10 s long
+  // The leader heartbeats every second; the other member never does.
+  for (int i = 0; i < 9; ++i) {
+    fx.advance(1000);
+    REQUIRE(fx.heartbeat(leader, gen) == error_code::none);
+  }
+  fx.advance(999);
+  CHECK(fx.heartbeat(leader, gen) == error_code::none);
+  fx.advance(1);
+  CHECK(fx.heartbeat(leader, gen) == error_code::rebalance_in_progress);
+}
+
+TEST_CASE("many members whose sessions end on one tick expire together and "
+          "the group empties") {
+  node_fixture fx{3000}; // every join lands before the first barrier
+  constexpr int n = 50;
+  std::vector<decltype(fx.join(fx.join_req()))> joins;
+  for (int i = 0; i < n; ++i)
+    joins.push_back(fx.join(fx.join_req()));
+  fx.advance(5000, 10);
+  std::string leader;
+  for (auto& j : joins) {
+    REQUIRE(j.ready());
+    leader = j.get().leader;
+  }
+  auto gen = joins[0].get().generation_id;
+  for (auto& j : joins)
+    fx.sync(j.get().member_id, gen); // every session restarts on this tick
+  auto describe = [&] {
+    return fx
+      .ask<describe_groups_response>(fx.coordinator_of("g"),
+                                     describe_groups_request{{"g"}})
+      .get()
+      .groups.at(0);
+  };
+  fx.advance(9999);
+  CHECK(describe().state == any_group_state::stable);
+  CHECK(describe().members.size() == n);
+  fx.advance(1);
+  CHECK(describe().state == any_group_state::empty);
+  CHECK(describe().members.empty());
+}
+
+TEST_CASE("a member that left is not expired again when its old session "
+          "timer fires") {
+  node_fixture fx;
+  auto a = fx.join(fx.join_req());
+  fx.run();
+  auto leader = a.get().member_id;
+  auto b = fx.join(fx.join_req());
+  fx.heartbeat(leader, 1);
+  auto a2 = fx.join(fx.join_req(leader));
+  REQUIRE(b.ready());
+  auto gen = a2.get().generation_id;
+  fx.sync(leader, gen, {});
+  fx.sync(b.get().member_id, gen);
+  fx.advance(2000);
+  auto left = fx.ask<leave_group_response>(
+    fx.coordinator_of("g"),
+    leave_group_request{"g", {{b.get().member_id, ""}}});
+  REQUIRE(left.get().error == error_code::none);
+  auto a3 = fx.join(fx.join_req(leader));
+  REQUIRE(a3.ready());
+  auto gen2 = a3.get().generation_id;
+  CHECK(a3.get().members.size() == 1);
+  fx.sync(leader, gen2, {});
+  // Past the departed member's old deadline, with the leader heartbeating:
+  // the group stays in its generation.
+  for (int i = 0; i < 12; ++i) {
+    fx.advance(1000, 10);
+    REQUIRE(fx.heartbeat(leader, gen2) == error_code::none);
+  }
 }
 
 TEST_CASE("every parked promise is answered when the coordinating broker "
