@@ -374,7 +374,7 @@ consumer_group::join_or_heartbeat(const consumer_group_heartbeat_request& req,
   consumer_group_heartbeat_response r;
   r.member_id = member_id;
   r.member_epoch = now.member_epoch;
-  r.heartbeat_interval_ms = config_.consumer_heartbeat_interval_ms;
+  r.heartbeat_interval_ms = heartbeat_interval_for(now, now_ms);
   // Kafka sends the assignment on a full request (join, or all of the
   // fields a member sends after an error) and whenever it changed.
   bool full = req.member_epoch == 0
@@ -383,6 +383,37 @@ consumer_group::join_or_heartbeat(const consumer_group_heartbeat_request& req,
   if (full || now.assigned != before.assigned)
     r.assignment = to_wire(now.assigned);
   return r;
+}
+
+/// The HeartbeatIntervalMs a member is told (the response's field; clients
+/// schedule their next heartbeat by it). Kafka answers the group's
+/// group.consumer.heartbeat.interval.ms always, so a member learns of a new
+/// target up to a whole interval after the assignor ran. troupe asks a
+/// member back sooner when its assignment is about to move
+/// (docs/ARCHITECTURE.md §3, "KIP-848 heartbeat interval"):
+/// - while an assignor run waits for group.consumer.assignment.interval.ms,
+///   every member comes back just after it runs;
+/// - a member with partitions to revoke, and one at its target epoch that
+///   waits for partitions others still own, come back after a tenth of the
+///   interval (at least 100 ms): the Java consumer acknowledges a
+///   revocation at once, but not every client does (@platformatic/kafka
+///   waits for its next heartbeat), and the members waiting for the
+///   partitions learn that they are free only by asking.
+/// Never longer than the configured interval.
+int32_t consumer_group::heartbeat_interval_for(const consumer_member& m,
+                                               int64_t now_ms) const {
+  int64_t interval = config_.consumer_heartbeat_interval_ms;
+  if (m.state == member_state::unreleased_partitions
+      || m.state == member_state::unrevoked_partitions)
+    interval = std::min(interval, std::max<int64_t>(100, interval / 10));
+  if (assignment_timer_ != 0 && last_assignment_ms_) {
+    auto run_at =
+      *last_assignment_ms_ + config_.consumer_assignment_interval_ms;
+    // At least 10 ms: a run overdue (its timer queued behind other work)
+    // must not draw a storm of heartbeats.
+    interval = std::min(interval, std::max<int64_t>(10, run_at - now_ms + 1));
+  }
+  return static_cast<int32_t>(interval);
 }
 
 consumer_group_heartbeat_response

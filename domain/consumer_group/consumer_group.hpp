@@ -320,6 +320,8 @@ private:
   consumer_group_assignment
   to_wire(const partition_assignment& assignment) const;
   consumer_group_heartbeat_response answer(const failure& f) const;
+  int32_t heartbeat_interval_for(const consumer_member& m,
+                                 int64_t now_ms) const;
 
   // -- state -------------------------------------------------------------------
 

@@ -537,6 +537,61 @@ TEST_CASE("changes within one assignment interval share one assignor run") {
   CHECK(targets == 6);
 }
 
+TEST_CASE("a member that heartbeats while an assignor run waits is asked "
+          "back just after it runs") {
+  cg_driver d{batching()};
+  auto first = d.join("m1");
+  CHECK(first.heartbeat_interval_ms == 5000); // nothing pending
+  d.advance(300);
+  // m2's join waits for the run at 1000 ms: both are asked back at 1001.
+  auto j = d.join("m2");
+  CHECK(j.heartbeat_interval_ms == 701);
+  d.advance(200);
+  auto r = d.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
+  CHECK(r.heartbeat_interval_ms == 501);
+  d.advance(501);
+  // The run happened; m1 learns what to revoke and is asked back after a
+  // tenth of the interval, to acknowledge it.
+  auto revoke = d.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
+  REQUIRE(revoke.assignment);
+  CHECK(d.member("m1").state == member_state::unrevoked_partitions);
+  CHECK(revoke.heartbeat_interval_ms == 500);
+}
+
+TEST_CASE("a member waiting for partitions another member still owns, and "
+          "the owner asked to revoke them, are asked back after a tenth of "
+          "the heartbeat interval") {
+  cg_driver d;
+  d.join("m1");
+  auto j = d.join("m2");
+  CHECK(d.member("m2").state == member_state::unreleased_partitions);
+  CHECK(j.heartbeat_interval_ms == 500);
+  auto r = d.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
+  REQUIRE(r.assignment);
+  CHECK(r.heartbeat_interval_ms == 500); // it has partitions to revoke
+  auto kept = from_wire(r.assignment->topic_partitions);
+  auto acked = d.beat("m1", 1, kept);
+  CHECK(acked.heartbeat_interval_ms == 5000);
+  auto got = d.beat("m2", 2, partition_assignment{});
+  CHECK(d.member("m2").state == member_state::stable);
+  CHECK(got.heartbeat_interval_ms == 5000);
+}
+
+TEST_CASE("the heartbeat interval asked of a waiting member is at least "
+          "100 ms and never above the configured one") {
+  auto cfg = consumer_config();
+  cfg.consumer_heartbeat_interval_ms = 600;
+  cg_driver d{cfg};
+  d.join("m1");
+  auto j = d.join("m2");
+  CHECK(d.member("m2").state == member_state::unreleased_partitions);
+  CHECK(j.heartbeat_interval_ms == 100);
+  cfg.consumer_heartbeat_interval_ms = 50;
+  cg_driver e{cfg};
+  e.join("m1");
+  CHECK(e.join("m2").heartbeat_interval_ms == 50);
+}
+
 TEST_CASE(
   "a heartbeat after the assignment interval runs the assignor itself") {
   cg_driver d{batching()};
