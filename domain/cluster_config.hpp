@@ -81,6 +81,9 @@ struct cluster_config {
   /// replica.fetch.wait.max.ms, replica.fetch.backoff.ms
   int32_t replica_fetch_wait_max_ms = 500;
   int32_t replica_fetch_backoff_ms = 1000;
+  /// max.incremental.fetch.session.cache.slots: fetch sessions (KIP-227)
+  /// each broker keeps for its consumers; 0 keeps none.
+  int32_t max_incremental_fetch_session_cache_slots = 1000;
   /// leader.replication.throttled.rate, follower.replication.throttled.rate
   /// (bytes/s): the broker's quotas for throttled replication traffic
   /// (domain/replication/replication_quota.hpp); INT64_MAX is none. A

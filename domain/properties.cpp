@@ -133,6 +133,8 @@ const std::vector<property_doc> docs = {
    "how often the coordinators look for expired offsets"},
   {"replica.fetch.wait.max.ms", "500", "a follower's fetch long-poll"},
   {"replica.fetch.backoff.ms", "1000", "a follower's pause after an error"},
+  {"max.incremental.fetch.session.cache.slots", "1000",
+   "incremental fetch sessions (KIP-227) each broker keeps; 0: none"},
   {"leader.replication.throttled.rate", "9223372036854775807",
    "bytes/s a leader serves to throttled replicas (also dynamic)"},
   {"follower.replication.throttled.rate", "9223372036854775807",
@@ -789,6 +791,10 @@ void apply_properties(const properties& props, cluster_config& cfg,
       ok = parse_int<int32_t>(value, cfg.replica_fetch_wait_max_ms, 0, i32max);
     else if (key == "replica.fetch.backoff.ms")
       ok = parse_int<int32_t>(value, cfg.replica_fetch_backoff_ms, 0, i32max);
+    else if (key == "max.incremental.fetch.session.cache.slots")
+      ok = parse_int<int32_t>(value,
+                              cfg.max_incremental_fetch_session_cache_slots, 0,
+                              i32max);
     else if (key == "leader.replication.throttled.rate")
       ok = parse_int<int64_t>(value, cfg.leader_replication_throttled_rate, 0,
                               INT64_MAX);

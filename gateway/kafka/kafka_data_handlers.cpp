@@ -4,7 +4,10 @@
 // (docs/ARCHITECTURE.md §5).
 
 #include <algorithm>
+#include <chrono>
 #include <set>
+
+#include <spdlog/spdlog.h>
 #include <utility>
 
 #include "domain/log/legacy_records.hpp"
@@ -409,9 +412,58 @@ void serve_produce(kafka_session_ptr self, const wire::request_header& h,
 
 namespace {
 
-/// Answers a fetch once every topic id is resolved.
+int64_t steady_now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::steady_clock::now().time_since_epoch())
+    .count();
+}
+
+/// The incremental response of a fetch session: only the partitions the
+/// session selects (wire::fetch_session_cache::answer), with its id.
+void select_for_session(kafka_session_ptr self, wire::fetch_context& session,
+                        wire::fetch_response& shape) {
+  std::vector<wire::fetch_partition_outcome> outcomes;
+  for (auto& t : shape.responses)
+    for (auto& p : t.partitions)
+      outcomes.push_back({p.error, p.high_watermark, p.last_stable_offset,
+                          p.log_start_offset, !p.records.empty()});
+  std::vector<size_t> included;
+  {
+    auto& shared = *self->state.ctx.fetch_sessions;
+    std::lock_guard<std::mutex> guard{shared.lock};
+    auto opening = session.open_session;
+    included = shared.cache.answer(session, outcomes, steady_now_ms());
+    if (opening && session.session_id != 0)
+      spdlog::debug("kafka: fetch session {} opened for {} ({} partitions)",
+                    session.session_id, self->state.ctx.client_host,
+                    session.partitions.size());
+  }
+  shape.session_id = session.session_id;
+  if (included.size() == outcomes.size())
+    return;
+  std::vector<bool> keep(outcomes.size(), false);
+  for (auto i : included)
+    keep[i] = true;
+  size_t slot = 0;
+  std::vector<wire::fetch_topic_response> kept;
+  for (auto& t : shape.responses) {
+    wire::fetch_topic_response out;
+    out.topic = t.topic;
+    out.topic_id = t.topic_id;
+    for (auto& p : t.partitions)
+      if (keep[slot++])
+        out.partitions.push_back(std::move(p));
+    if (!out.partitions.empty())
+      kept.push_back(std::move(out));
+  }
+  shape.responses = std::move(kept);
+}
+
+/// Answers a fetch once every topic id is resolved; `session` (may be null)
+/// is the fetch session it belongs to (KIP-227).
 void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
-                   wire::fetch_request req, kafka_reply_fn reply) {
+                   wire::fetch_request req, kafka_reply_fn reply,
+                   std::shared_ptr<wire::fetch_context> session = nullptr) {
   auto& st = self->state;
   auto v = h.api_version;
   std::vector<fetch_request> parts;
@@ -470,7 +522,7 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
   auto timeout = milliseconds{std::max(req.max_wait_ms, 0)} + edge_request_timeout;
   ask_broker<fetch_response>(
     self, timeout, std::move(parts),
-    [self, h, v, budget, asked, offsets, shape = std::move(shape),
+    [self, h, v, budget, asked, offsets, session, shape = std::move(shape),
      reply = std::move(reply)](
       std::vector<std::optional<fetch_response>> results) mutable {
       size_t i = 0;
@@ -522,6 +574,8 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
               p.error = c.error;
           }
         }
+      if (session)
+        select_for_session(self, *session, shape);
       reply(frame(h, shape, wire::encode_fetch_response));
     });
 }
@@ -530,30 +584,55 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
 
 void serve_fetch(kafka_session_ptr self, const wire::request_header& h,
                  wire::fetch_request& req, kafka_reply_fn reply) {
-  // Fetch sessions (KIP-227): troupe keeps none. A full fetch (epoch 0 or
-  // -1) is answered in full with session id 0, as Kafka answers when it
-  // creates no session (epoch -1, or a full session cache); an incremental
-  // one names a session that does not exist (Kafka's FetchManager
-  // .newContext: FETCH_SESSION_ID_NOT_FOUND). INVALID_FETCH_SESSION_EPOCH
-  // is for a session that exists with another epoch: never here.
-  if (h.api_version >= 7 && req.session_epoch != 0
-      && req.session_epoch != -1) {
-    wire::fetch_response out;
-    out.error = error_code::fetch_session_id_not_found;
-    reply(frame(h, out, wire::encode_fetch_response));
-    return;
+  // Fetch sessions (KIP-227, docs/ARCHITECTURE.md §5): the broker's cache
+  // turns the request into the partitions to fetch (all of a session's for
+  // an incremental fetch) or an error for the whole fetch; the response
+  // then carries what the session selects. Without a cache (v0-6, or none
+  // kept), every fetch is full and opens nothing.
+  std::shared_ptr<wire::fetch_context> session;
+  auto& shared = self->state.ctx.fetch_sessions;
+  if (h.api_version >= 7) {
+    wire::fetch_context ctx;
+    if (shared) {
+      std::lock_guard<std::mutex> guard{shared->lock};
+      ctx = shared->cache.open(req, h.api_version, steady_now_ms());
+    } else if (req.session_epoch != 0 && req.session_epoch != -1) {
+      ctx.error = error_code::fetch_session_id_not_found;
+    }
+    if (ctx.error != error_code::none) {
+      wire::fetch_response out;
+      out.error = ctx.error;
+      reply(frame(h, out, wire::encode_fetch_response));
+      return;
+    }
+    if (shared) {
+      // The partitions to fetch, as a request: consecutive partitions of
+      // one topic under one entry (a topic may come twice, as in Kafka's
+      // incremental responses).
+      req.topics.clear();
+      for (auto& item : ctx.partitions) {
+        bool same = !req.topics.empty()
+                    && req.topics.back().topic == item.key.topic
+                    && req.topics.back().topic_id == item.key.topic_id;
+        if (!same)
+          req.topics.push_back({item.key.topic, {}, item.key.topic_id});
+        req.topics.back().partitions.push_back(item.request);
+      }
+      session = std::make_shared<wire::fetch_context>(std::move(ctx));
+    }
   }
   if (h.api_version < 13) {
-    fetch_by_name(self, h, std::move(req), std::move(reply));
+    fetch_by_name(self, h, std::move(req), std::move(reply), session);
     return;
   }
   std::vector<uuid> ids;
   for (auto& t : req.topics)
     ids.push_back(t.topic_id);
   with_topic_names(self, ids,
-                   [self, h, req = std::move(req),
-                    reply = std::move(reply)]() mutable {
-                     fetch_by_name(self, h, std::move(req), std::move(reply));
+                   [self, h, req = std::move(req), reply = std::move(reply),
+                    session]() mutable {
+                     fetch_by_name(self, h, std::move(req), std::move(reply),
+                                   session);
                    });
 }
 

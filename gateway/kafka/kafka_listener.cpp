@@ -257,6 +257,12 @@ void kafka_listener::start(const embedded_node& node,
                            const cluster_config& cluster) {
   auto shared = std::make_shared<const cluster_config>(cluster);
   auto specs = kafka_listeners_of(cluster, config_.bind_host);
+  // One fetch session cache per broker, whichever listener a session's
+  // fetches come in on (Kafka's FetchManager is the broker's).
+  std::vector<std::shared_ptr<shared_fetch_sessions>> sessions;
+  for (size_t i = 0; i < node.brokers.size(); ++i)
+    sessions.push_back(std::make_shared<shared_fetch_sessions>(
+      cluster.max_incremental_fetch_session_cache_slots));
   for (auto& spec : specs) {
     auto security = make_security(spec, cluster, config_);
     // Kafka's null host: every interface.
@@ -282,6 +288,7 @@ void kafka_listener::start(const embedded_node& node,
         caf::actor_cast<security_admin_actor>(node.controller);
       ctx.listener_name = spec.name;
       ctx.protocol = spec.protocol;
+      ctx.fetch_sessions = sessions[i];
       try {
         auto a = std::make_shared<acceptor>(io_, tcp::endpoint{address, port},
                                             sys_, std::move(ctx), config_,

@@ -9,12 +9,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <random>
 #include <string>
 #include <vector>
 
 #include <caf/fwd.hpp>
 
 #include "domain/cluster_config.hpp"
+#include "domain/kafka/fetch_sessions.hpp"
 #include "domain/kafka/protocol.hpp"
 #include "domain/security/security_config.hpp"
 #include "domain/security/security_store.hpp"
@@ -38,6 +41,20 @@ struct kafka_reply {
 
 using kafka_reply_fn = std::function<void(kafka_reply)>;
 
+/// A broker's fetch sessions (KIP-227), shared by the connections of all its
+/// listeners, each call under the lock.
+struct shared_fetch_sessions {
+  /// Session ids are drawn at random, as Kafka's: a client that kept one
+  /// across a restart of the broker meets another session rarely.
+  explicit shared_fetch_sessions(int32_t slots)
+    : cache(slots, wire::fetch_session_cache::default_eviction_ms,
+            std::random_device{}()) {
+    // nop
+  }
+  std::mutex lock;
+  wire::fetch_session_cache cache;
+};
+
 /// What the handler needs to know about the broker it serves.
 struct kafka_request_context {
   broker_actor broker;
@@ -60,6 +77,8 @@ struct kafka_request_context {
   /// Where CreateAcls, DeleteAcls and AlterUserScramCredentials go: the
   /// node's controller (null: they answer an error).
   security_admin_actor security_admin;
+  /// The broker's fetch sessions; null: none kept (every fetch is full).
+  std::shared_ptr<shared_fetch_sessions> fetch_sessions;
 };
 
 /// The APIs and versions the listener serves and advertises: every version

@@ -110,6 +110,15 @@ foreach(_case IN ITEMS
   set_tests_properties("${_test}" PROPERTIES TIMEOUT 240 RUN_SERIAL TRUE)
 endforeach()
 
+# Incremental fetch sessions (KIP-227): Fetch v11 by hand, as Kafka's
+# schemas, to one broker (tests/kafka/fetch_sessions_test.py).
+set(_test "kafka: fetch sessions (KIP-227): a full fetch opens a session, incremental fetches name only what changed and are answered only what is new, FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH, forgotten partitions, epoch -1 closes")
+add_test(NAME "${_test}"
+         COMMAND ${DEBIAN_PYTHON3}
+                 ${CMAKE_SOURCE_DIR}/tests/kafka/fetch_sessions_test.py
+                 $<TARGET_FILE:troupe>)
+set_tests_properties("${_test}" PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE)
+
 # @platformatic/kafka (npm, tests/kafka/platformatic, installed by
 # scripts/setup.sh) with both group protocols: three consumers split a
 # topic, one closes, the others take over from its committed offsets; with
