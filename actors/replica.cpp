@@ -137,6 +137,12 @@ void reset_role(replica_ptr self) {
 
 void become_leader(replica_ptr self, const partition_metadata& m) {
   auto& st = self->state;
+  // The copies or the cut a follower's log operation still out brings are
+  // not in `producers` yet: a retried batch among them must be found as a
+  // duplicate, and a cut one must not be. The rebuild reads the log after
+  // that operation (the log manager answers in order).
+  if (st.follower_log_ops > 0 && !st.producers_loading)
+    st.producers_current = false;
   st.current = role::leader;
   partition_leader_config cfg{st.config.replica_lag_time_max_ms,
                               st.config.min_insync_replicas};
@@ -157,6 +163,39 @@ void become_leader(replica_ptr self, const partition_metadata& m) {
     isr_expiration_tick{st.role_epoch});
   after_leader_change(self);
   announce_leadership(self, m.leader_epoch);
+}
+
+/// A log operation asked in an earlier role (a follower's append or
+/// truncation) answered after the role changed. The log is what it says all
+/// the same, so what the replica knows of it follows (docs/ARCHITECTURE.md
+/// §4): its end offset, and its producer state, which may now miss the
+/// copies just written or hold batches just cut (rebuilt from the log when
+/// next needed: a retried batch must be found, or not, as it is in the
+/// log). A leader whose log turned out shorter than it led from leads
+/// again from the log as it is.
+void log_changed_under_role(replica_ptr self, int64_t log_start,
+                            int64_t log_end, int32_t latest_epoch) {
+  auto& st = self->state;
+  if (!st.producers_loading)
+    st.producers_current = false;
+  bool shrank = log_end < st.log_end_offset;
+  st.log_start_offset = log_start;
+  st.log_end_offset = log_end;
+  st.latest_epoch = std::max(st.latest_epoch, latest_epoch);
+  st.high_watermark = std::min(st.high_watermark, st.log_end_offset);
+  if (st.current != role::leader || !st.leader || !st.metadata)
+    return;
+  if (shrank) {
+    spdlog::warn("replica {} on broker {}: log end {} below where it began "
+                 "to lead; leading again from there",
+                 to_string(st.partition), st.broker_id, log_end);
+    auto m = *st.metadata;
+    reset_role(self);
+    become_leader(self, m);
+  } else {
+    st.leader->on_local_append(log_end);
+    after_leader_change(self);
+  }
 }
 
 /// After a failed step of the follower loop: the next attempt after
@@ -196,11 +235,17 @@ void truncate_then_fetch(replica_ptr self) {
         }
         log_diverge_request cut{st.partition, r.leader_epoch, r.end_offset,
                                 st.high_watermark};
+        ++st.follower_log_ops;
         ask_log(self, cut)
           .then(
             [self, epoch, backoff](log_epoch_response& l) {
-              if (stale(self, epoch))
+              --self->state.follower_log_ops;
+              if (stale(self, epoch)) {
+                if (l.error == error_code::none)
+                  log_changed_under_role(self, l.log_start_offset,
+                                         l.log_end_offset, l.latest_epoch);
                 return;
+              }
               auto& st = self->state;
               st.fetching = false;
               if (l.error != error_code::none) {
@@ -223,7 +268,11 @@ void truncate_then_fetch(replica_ptr self) {
               st.truncated = true;
               fetch_from_leader(self);
             },
-            [backoff](caf::error&) { backoff(); });
+            [self, backoff](caf::error&) {
+              --self->state.follower_log_ops;
+              self->state.producers_current = false;
+              backoff();
+            });
       },
       [self, id, backoff](caf::error&) {
         if (!abandoned(self, id))
@@ -916,12 +965,21 @@ void fetch_from_leader(replica_ptr self) {
           copies = producer_batches_in(r.records, st.log_end_offset);
         log_append_request append{st.partition, -1, std::move(r.records), true,
                                   st.high_watermark};
+        ++st.follower_log_ops;
         ask_log(self, std::move(append))
           .then(
             [self, epoch, backoff, leader_hw, leader_start, next_epoch,
              copies = std::move(copies)](log_append_response& a) {
-              if (stale(self, epoch))
+              --self->state.follower_log_ops;
+              if (stale(self, epoch)) {
+                // The copies are in the log (or some are, on an error).
+                auto& st = self->state;
+                log_changed_under_role(self, st.log_start_offset,
+                                       std::max(st.log_end_offset,
+                                                a.log_end_offset),
+                                       next_epoch);
                 return;
+              }
               auto& st = self->state;
               st.fetching = false;
               st.log_end_offset = std::max(st.log_end_offset, a.log_end_offset);
@@ -942,7 +1000,11 @@ void fetch_from_leader(replica_ptr self) {
                 st.high_watermark, std::min(leader_hw, st.log_end_offset));
               follow_log_start(self, epoch, leader_start);
             },
-            [backoff](caf::error&) { backoff(); });
+            [self, backoff](caf::error&) {
+              --self->state.follower_log_ops;
+              self->state.producers_current = false;
+              backoff();
+            });
       },
       [self, id, backoff](caf::error&) {
         if (!abandoned(self, id))

@@ -120,6 +120,10 @@ struct replica_state {
   bool producers_current = false;
   bool producers_loading = false;
   std::vector<parked_produce> parked_produces;
+  /// A follower's appends and truncations the log has not answered yet,
+  /// whatever the role is now: a leader that takes over while one is out
+  /// cannot trust `producers` until it is rebuilt from the log.
+  int32_t follower_log_ops = 0;
 
   static inline const char* name = "replica";
 };

@@ -69,7 +69,7 @@ troupe_cluster_cases(${CMAKE_SOURCE_DIR}/tests/cluster/reassignment_test.py
 add_test(NAME "cluster: a seeded nemesis (kill -9 of nodes, the controller and the coordinator, SIGSTOP, a ZooKeeper restart, a reassignment onto and off a fourth node under kill -9, a fifth node that joins and is decommissioned, an ip netns partition of a leader with its own producer) under idempotent producers, a classic group and a KIP-848 group finds no lost, duplicated or inconsistent record and no partition with two owners"
          COMMAND ${TROUPE_DEBIAN_PYTHON3}
                  ${CMAKE_SOURCE_DIR}/tests/cluster/nemesis.py
-                 $<TARGET_FILE:troupe> --seed 23 --seconds 45)
+                 $<TARGET_FILE:troupe> --seed 23 --seconds 60 --every-kind)
 set_tests_properties("cluster: a seeded nemesis (kill -9 of nodes, the controller and the coordinator, SIGSTOP, a ZooKeeper restart, a reassignment onto and off a fourth node under kill -9, a fifth node that joins and is decommissioned, an ip netns partition of a leader with its own producer) under idempotent producers, a classic group and a KIP-848 group finds no lost, duplicated or inconsistent record and no partition with two owners"
   PROPERTIES TIMEOUT 330 RUN_SERIAL TRUE LABELS cluster)
 

@@ -322,7 +322,7 @@ def no_reassignments(c, troupe):
     return r.returncode == 0 and "No partition reassignments found." in r.stdout
 
 
-def run(troupe, seed, seconds, interval, loopback):
+def run(troupe, seed, seconds, interval, loopback, every_kind=False):
     topo = None
     if not loopback:
         topo = Topology(["zk", "n1", "n2", "n3", "n4", "client", "n5"])
@@ -330,7 +330,7 @@ def run(troupe, seed, seconds, interval, loopback):
         if topo:
             topo.create()
             topo.enter("client")
-        return run_in(troupe, seed, seconds, interval, topo)
+        return run_in(troupe, seed, seconds, interval, topo, every_kind)
     finally:
         for proc in CHILDREN:
             if proc.poll() is None:
@@ -343,9 +343,9 @@ def run(troupe, seed, seconds, interval, loopback):
                 log(f"nemesis: namespaces left: {left}")
 
 
-def run_in(troupe, seed, seconds, interval, topo):
+def run_in(troupe, seed, seconds, interval, topo, every_kind=False):
     rng = random.Random(seed)
-    log(f"nemesis: seed {seed} (replay: nemesis.py TROUPE --seed {seed} --seconds {seconds}{' --loopback' if not topo else ''})")
+    log(f"nemesis: seed {seed} (replay: nemesis.py TROUPE --seed {seed} --seconds {seconds}{' --loopback' if not topo else ''}{' --every-kind' if every_kind else ''})")
     anomalies = collections.defaultdict(list)
     faults = []  # (kind, t_start, t_end)
     kip848 = []
@@ -382,10 +382,12 @@ def run_in(troupe, seed, seconds, interval, topo):
             node.start()
 
         new_ids = iter(range(max(n.id for n in c.nodes) + 1, 1 << 20))  # grow-shrink's newcomers
+        kinds = ["kill9", "kill9-controller", "kill9-coordinator", "stop-short", "stop-long", "zookeeper-restart", "reassign-kill9", "grow-shrink"] + (["partition-leader"] if topo else [])
+        # --every-kind: each kind once first, in a seeded order, then drawn.
+        first = rng.sample(kinds, len(kinds)) if every_kind else []
         end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            kinds = ["kill9", "kill9-controller", "kill9-coordinator", "stop-short", "stop-long", "zookeeper-restart", "reassign-kill9", "grow-shrink"]
-            kind = rng.choice(kinds + (["partition-leader"] if topo else []))
+        while time.monotonic() < end or (first and every_kind):
+            kind = first.pop(0) if first else rng.choice(kinds)
             down = rng.uniform(1.0, 3.0)
             live = [n for n in c.nodes if n.alive() and not n.paused]
             t0 = time.monotonic()
@@ -549,6 +551,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--interval", type=float, default=3.0, help="most seconds between faults")
     ap.add_argument("--loopback", action="store_true", help="every process on 127.0.0.1 (no root needed; no network partitions)")
+    ap.add_argument("--every-kind", action="store_true", help="each kind of fault once first (in a seeded order), however long that takes, then drawn at random until --seconds")
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     # A bounded run: past its budget (or on SIGTERM) the exception unwinds
@@ -561,7 +564,7 @@ def main():
     signal.signal(signal.SIGALRM, on_alarm)
     signal.signal(signal.SIGTERM, on_alarm)
     signal.alarm(budget)
-    return run(os.path.abspath(args.troupe), seed, args.seconds, args.interval, args.loopback)
+    return run(os.path.abspath(args.troupe), seed, args.seconds, args.interval, args.loopback, args.every_kind)
 
 
 if __name__ == "__main__":
