@@ -77,6 +77,27 @@ struct node_fixture : test::sim_fixture {
     REQUIRE(p.ready());
     return p.get().error;
   }
+
+  /// Two members of group "g" in one generation, both synced now (their
+  /// sessions start here): the leader and the other.
+  struct two_members {
+    std::string leader;
+    std::string other;
+    int32_t generation = -1;
+  };
+  two_members join_two() {
+    auto a = join(join_req());
+    run();
+    auto leader = a.get().member_id;
+    auto b = join(join_req());
+    heartbeat(leader, 1);
+    auto a2 = join(join_req(leader));
+    REQUIRE(b.ready());
+    two_members m{leader, b.get().member_id, a2.get().generation_id};
+    sync(m.leader, m.generation, {});
+    sync(m.other, m.generation);
+    return m;
+  }
 };
 
 } // namespace
@@ -165,17 +186,7 @@ TEST_CASE("the leader's SyncGroup assignment reaches the parked follower "
 TEST_CASE("member session expiry removes a silent member and rebalances the "
           "rest") {
   node_fixture fx;
-  auto a = fx.join(fx.join_req());
-  fx.run();
-  auto leader = a.get().member_id;
-  auto b = fx.join(fx.join_req());
-  fx.heartbeat(leader, 1);
-  auto a2 = fx.join(fx.join_req(leader));
-  REQUIRE(b.ready());
-  auto gen = a2.get().generation_id;
-  auto silent = b.get().member_id;
-  fx.sync(leader, gen, {});
-  fx.sync(silent, gen);
+  auto [leader, silent, gen] = fx.join_two();
   // The leader heartbeats every 3 s; the other member never does.
   for (int i = 0; i < 3; ++i) {
     fx.advance(3000, 10);
@@ -192,16 +203,7 @@ TEST_CASE("member session expiry removes a silent member and rebalances the "
 TEST_CASE("a silent member's session expires exactly at its session "
           "timeout, not a millisecond before") {
   node_fixture fx;
-  auto a = fx.join(fx.join_req());
-  fx.run();
-  auto leader = a.get().member_id;
-  auto b = fx.join(fx.join_req());
-  fx.heartbeat(leader, 1);
-  auto a2 = fx.join(fx.join_req(leader));
-  REQUIRE(b.ready());
-  auto gen = a2.get().generation_id;
-  fx.sync(leader, gen, {});
-  fx.sync(b.get().member_id, gen); // its session restarts here, 10 s long
+  auto [leader, other, gen] = fx.join_two(); // sessions of 10 s from here
   // The leader heartbeats every second; the other member never does.
   for (int i = 0; i < 9; ++i) {
     fx.advance(1000);
@@ -247,20 +249,10 @@ TEST_CASE("many members whose sessions end on one tick expire together and "
 TEST_CASE("a member that left is not expired again when its old session "
           "timer fires") {
   node_fixture fx;
-  auto a = fx.join(fx.join_req());
-  fx.run();
-  auto leader = a.get().member_id;
-  auto b = fx.join(fx.join_req());
-  fx.heartbeat(leader, 1);
-  auto a2 = fx.join(fx.join_req(leader));
-  REQUIRE(b.ready());
-  auto gen = a2.get().generation_id;
-  fx.sync(leader, gen, {});
-  fx.sync(b.get().member_id, gen);
+  auto [leader, other, gen] = fx.join_two();
   fx.advance(2000);
   auto left = fx.ask<leave_group_response>(
-    fx.coordinator_of("g"),
-    leave_group_request{"g", {{b.get().member_id, ""}}});
+    fx.coordinator_of("g"), leave_group_request{"g", {{other, ""}}});
   REQUIRE(left.get().error == error_code::none);
   auto a3 = fx.join(fx.join_req(leader));
   REQUIRE(a3.ready());
