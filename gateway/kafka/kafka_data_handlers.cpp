@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <set>
+#include <utility>
 
 #include <spdlog/spdlog.h>
-#include <utility>
 
 #include "domain/log/legacy_records.hpp"
 #include "domain/log/record_batch.hpp"
