@@ -153,7 +153,4 @@ private:
   std::map<int32_t, std::unique_ptr<session>> sessions_;
 };
 
-/// max.incremental.fetch.session.cache.slots' default (Kafka's).
-constexpr int32_t default_fetch_session_cache_slots = 1000;
-
 } // namespace troupe::wire
