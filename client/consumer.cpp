@@ -72,6 +72,7 @@ partitions minus(const partitions& xs, const partitions& ys) {
 
 void stop_heartbeats(consumer_ptr self) {
   ++self->state.heartbeat_epoch;
+  self->state.heartbeat_sent_ms = -1;
 }
 
 void schedule_rejoin(consumer_ptr self, int64_t delay_ms) {
@@ -674,15 +675,29 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
       auto& st = self->state;
       if (t.epoch != st.heartbeat_epoch || !st.coordinator)
         return;
+      auto now = now_ms(self);
+      if (st.heartbeat_sent_ms >= 0) {
+        // The last one is unanswered: wait for it, up to request.timeout.ms.
+        if (now - st.heartbeat_sent_ms >= st.config.request_timeout_ms)
+          coordinator_unknown(self);
+        else
+          schedule_heartbeat(self);
+        return;
+      }
       schedule_heartbeat(self);
       heartbeat_request hb{st.config.group_id, st.generation, st.member_id,
                            st.config.group_instance_id};
       auto epoch = st.heartbeat_epoch;
-      self->request(st.group, ms(st.config.request_timeout_ms), hb)
+      st.heartbeat_sent_ms = now;
+      // No CAF timeout: the ticks above time it out. A coordinator that is
+      // gone answers with an error at once (the request bounces).
+      self->request(st.group, caf::infinite, hb)
         .then(
           [self, epoch](heartbeat_response& r) {
-            if (epoch == self->state.heartbeat_epoch)
-              on_heartbeat(self, r.error);
+            if (epoch != self->state.heartbeat_epoch)
+              return;
+            self->state.heartbeat_sent_ms = -1;
+            on_heartbeat(self, r.error);
           },
           [self, epoch](caf::error&) {
             if (epoch == self->state.heartbeat_epoch)

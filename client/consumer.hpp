@@ -113,6 +113,13 @@ struct consumer_state {
   uint64_t join_epoch = 0;
   uint64_t heartbeat_epoch = 0;
   uint64_t rejoin_epoch = 0;
+  /// When the classic heartbeat now in flight was sent (actor clock, ms);
+  /// -1 when none is. One at a time, as librdkafka (a tick that finds one
+  /// in flight skips its send) and Kafka's heartbeat thread; its
+  /// request.timeout.ms is checked by the ticks, not by a CAF request
+  /// timeout, which would cost two clock operations per heartbeat
+  /// (docs/ARCHITECTURE.md §8).
+  int64_t heartbeat_sent_ms = -1;
 
   /// Spawned with a manual assignment (Kafka's assign()).
   bool manual = false;
