@@ -156,7 +156,8 @@ void ensure_replica(broker_ptr self, const std::string& topic,
     config.log = s.log;
     auto r = self->spawn<caf::linked>(replica, tp, st.node_id, config, fetch,
                                       st.log, st.controller, st.peers,
-                                      std::move(listener), st.quotas);
+                                      std::move(listener), st.quotas,
+                                      st.purgatory);
     i = st.replicas.emplace(tp, r).first;
     // Whether the topic throttles this replica, before its first role.
     self->send(r, replica_config_of(self, tp));
@@ -351,8 +352,10 @@ std::variant<replica_actor, error_code> route(broker_ptr self,
 broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
                                    cluster_config config,
                                    controller_actor controller,
-                                   event_listener_actor listener) {
+                                   event_listener_actor listener,
+                                   std::shared_ptr<fetch_purgatory> purgatory) {
   auto& st = self->state;
+  st.purgatory = std::move(purgatory);
   st.node_id = node_id;
   st.config = std::move(config);
   st.controller = std::move(controller);

@@ -8,6 +8,7 @@
 
 #include "actors/replication_quotas.hpp"
 #include "domain/cluster_config.hpp"
+#include "domain/kafka/fetch_purgatory.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {
@@ -56,15 +57,21 @@ struct broker_state {
   /// shared with its replicas (docs/ARCHITECTURE.md §7).
   broker_configs dynamic_configs;
   replication_quotas_ptr quotas;
+  /// Consumer fetches waiting for data; every replica of the broker says
+  /// when its partition has something new (may be null).
+  std::shared_ptr<fetch_purgatory> purgatory;
 
   static inline const char* name = "broker";
 };
 
 using broker_ptr = broker_actor::stateful_pointer<broker_state>;
 
+/// `purgatory` (may be null) is where its leader replicas say that
+/// consumers can read something new (the Kafka listeners wait on it).
 broker_actor::behavior_type broker(broker_ptr self, int32_t node_id,
                                    cluster_config config,
                                    controller_actor controller,
-                                   event_listener_actor listener);
+                                   event_listener_actor listener,
+                                   std::shared_ptr<fetch_purgatory> purgatory);
 
 } // namespace troupe

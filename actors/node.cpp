@@ -87,8 +87,11 @@ spawn_embedded_node(caf::actor_system& sys, const cluster_config& config,
   cluster_peers peers;
   auto advertised = advertised_listeners_of(config);
   for (int32_t id = 0; id < config.brokers; ++id) {
-    auto b = sys.spawn(broker, id, config, node.controller, listener);
+    auto purgatory = std::make_shared<fetch_purgatory>();
+    auto b = sys.spawn(broker, id, config, node.controller, listener,
+                       purgatory);
     node.brokers.push_back(b);
+    node.fetch_purgatories.push_back(std::move(purgatory));
     broker_info info{id, config.advertised_host, config.base_port + id,
                      caf::actor_cast<caf::actor>(b)};
     // Each advertised listener's endpoint of broker i: its port + i.

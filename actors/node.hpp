@@ -7,6 +7,7 @@
 #include <caf/fwd.hpp>
 
 #include "domain/cluster_config.hpp"
+#include "domain/kafka/fetch_purgatory.hpp"
 #include "domain/properties.hpp"
 #include "messages/interfaces.hpp"
 
@@ -22,6 +23,10 @@ namespace troupe {
 struct embedded_node {
   controller_actor controller;
   std::vector<broker_actor> brokers;
+  /// Each broker's consumer fetches waiting for data, shared by its
+  /// replicas and the Kafka listeners (docs/ARCHITECTURE.md §5); same order
+  /// as `brokers`.
+  std::vector<std::shared_ptr<fetch_purgatory>> fetch_purgatories;
 };
 
 /// Registers troupe's messages and sets the scheduler (threads, policy) of

@@ -110,8 +110,13 @@ void announce_leadership(replica_ptr self, int32_t epoch) {
 /// NOT_LEADER_OR_FOLLOWER, and answers still underway are ignored.
 void reset_role(replica_ptr self) {
   auto& st = self->state;
-  if (st.current == role::leader)
+  if (st.current == role::leader) {
     announce_leadership(self, -1);
+    // Consumer fetches waiting here read again and hear that it no longer
+    // leads (Kafka's DelayedFetch, case A).
+    if (st.purgatory)
+      st.purgatory->changed(st.partition);
+  }
   ++st.role_epoch;
   for (auto& [id, p] : st.produces)
     p.promise.deliver(
@@ -423,6 +428,8 @@ void after_leader_change(replica_ptr self) {
   if (L.high_watermark() > st.high_watermark) {
     st.high_watermark = L.high_watermark();
     wake_fetches(self);
+    if (st.purgatory)
+      st.purgatory->changed(st.partition);
   }
   for (auto& c : L.take_completed()) {
     auto i = st.produces.find(c.id);
@@ -1020,10 +1027,12 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
         log_manager_actor log, controller_actor controller,
         std::vector<broker_info> peers,
         replica_listener_actor leadership_listener,
-        replication_quotas_ptr quotas) {
+        replication_quotas_ptr quotas,
+        std::shared_ptr<fetch_purgatory> purgatory) {
   auto& st = self->state;
   st.leadership_listener = std::move(leadership_listener);
   st.quotas = std::move(quotas);
+  st.purgatory = std::move(purgatory);
   st.partition = std::move(partition);
   st.broker_id = broker_id;
   st.config = std::move(config);

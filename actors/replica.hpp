@@ -8,6 +8,7 @@
 #include <caf/typed_response_promise.hpp>
 
 #include "domain/cluster_config.hpp"
+#include "domain/kafka/fetch_purgatory.hpp"
 #include "domain/replication/partition_leader.hpp"
 #include "domain/replication/producer_state.hpp"
 #include "actors/replication_quotas.hpp"
@@ -74,6 +75,9 @@ struct replica_state {
   replica_listener_actor leadership_listener;
   /// The broker's replication quotas; null: never throttled.
   replication_quotas_ptr quotas;
+  /// The broker's waiting consumer fetches (may be null): told when the
+  /// high watermark moves and when leadership ends.
+  std::shared_ptr<fetch_purgatory> purgatory;
   /// The topic's throttled-replica configs name this replica (replica_config).
   bool leader_throttled = false;
   bool follower_throttled = false;
@@ -140,6 +144,7 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
         log_manager_actor log, controller_actor controller,
         std::vector<broker_info> peers,
         replica_listener_actor leadership_listener,
-        replication_quotas_ptr quotas);
+        replication_quotas_ptr quotas,
+        std::shared_ptr<fetch_purgatory> purgatory);
 
 } // namespace troupe

@@ -184,9 +184,11 @@ spawn_cluster_node(caf::actor_system& sys, const cluster_config& config,
     caf::actor_cast<zookeeper_owner_actor>(n.controller));
   auto broker_id = config.zookeeper.broker_id;
   auto ctl = caf::actor_cast<controller_actor>(n.controller);
-  auto b = sys.spawn(broker, broker_id, config, ctl, listener);
+  auto purgatory = std::make_shared<fetch_purgatory>();
+  auto b = sys.spawn(broker, broker_id, config, ctl, listener, purgatory);
   n.node.controller = ctl;
   n.node.brokers.push_back(b);
+  n.node.fetch_purgatories.push_back(std::move(purgatory));
   caf::anon_send(n.controller, cluster_parts{caf::actor_cast<caf::actor>(n.zk),
                                              caf::actor_cast<caf::actor>(b)});
   return n;

@@ -4,7 +4,8 @@
 #     cooperative-sticky for churn),
 #  2. the heartbeat ceiling (10,000 members heartbeating every 5 ms),
 #     and the coordinator's own memory per member (100,000 raw members),
-#  3. cold start for one group of 1,000 .. 100,000 members,
+#  3. cold start for one group of 1,000 .. 100,000 members, with each
+#     group protocol (classic, and consumer: KIP-848),
 # writes JSON to bench/results/ and draws bench/rebalance_vs_group_size.svg.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +25,9 @@ sizes=(1000 2000 5000 10000 20000 50000 100000)
 files=()
 for n in "${sizes[@]}"; do
   $h --members "$n" --groups 1 -s none --json "$out/cold_$n.json"
-  files+=("$out/cold_$n.json")
+  $h --members "$n" --groups 1 -s none --group-protocol consumer \
+     --json "$out/cold_consumer_$n.json"
+  files+=("$out/cold_$n.json" "$out/cold_consumer_$n.json")
 done
 python3 scripts/plot_stress.py bench/rebalance_vs_group_size.svg "${files[@]}"
 echo "wrote $out/*.json and bench/rebalance_vs_group_size.svg"

@@ -459,6 +459,8 @@ void select_for_session(kafka_session_ptr self, wire::fetch_context& session,
   shape.responses = std::move(kept);
 }
 
+void read_fetch(kafka_session_ptr self, std::shared_ptr<delayed_fetch> df);
+
 /// Answers a fetch once every topic id is resolved; `session` (may be null)
 /// is the fetch session it belongs to (KIP-227).
 void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
@@ -466,13 +468,20 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
                    std::shared_ptr<wire::fetch_context> session = nullptr) {
   auto& st = self->state;
   auto v = h.api_version;
-  std::vector<fetch_request> parts;
-  wire::fetch_response shape;
+  auto df = std::make_shared<delayed_fetch>();
+  df->h = h;
+  df->session = std::move(session);
+  df->reply = std::move(reply);
+  df->min_bytes = req.min_bytes;
+  df->deadline_ms = steady_now_ms() + std::max(req.max_wait_ms, 0);
+  // With the broker's purgatory, each read asks the replicas for what they
+  // have now, and the fetch waits here (read_fetch); without, each replica
+  // holds its own long poll.
+  auto wait_at_replica = st.ctx.purgatory ? 0 : req.max_wait_ms;
+  auto& shape = df->shape;
   // Partitions of unknown topic ids are answered here, not asked for, and
   // so are those the principal may not fetch (handleFetchRequest: READ on
   // the topic, or CLUSTER_ACTION for a follower: a replica id >= 0).
-  std::vector<bool> asked;
-  std::vector<int64_t> offsets; // of each partition asked for
   request_authorizer auth{st.ctx.security, st.identity};
   auto replica_id = v >= 15 ? (req.replica_state ? req.replica_state->replica_id
                                                  : -1)
@@ -495,7 +504,7 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
     for (auto& p : t.partitions) {
       wire::fetch_partition_response pr;
       pr.partition_index = p.partition;
-      asked.push_back(known && denied == error_code::none);
+      df->asked.push_back(known && denied == error_code::none);
       if (!known) {
         pr.error = error_code::unknown_topic_id;
       } else if (denied != error_code::none) {
@@ -506,11 +515,11 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
         f.replica_id = -1; // the listener serves consumers only
         f.offset = p.fetch_offset;
         f.max_bytes = p.partition_max_bytes;
-        f.max_wait_ms = req.max_wait_ms;
+        f.max_wait_ms = wait_at_replica;
         f.min_bytes = req.min_bytes;
         f.current_leader_epoch = p.current_leader_epoch;
-        offsets.push_back(p.fetch_offset);
-        parts.push_back(std::move(f));
+        df->partitions.push_back(f.partition);
+        df->parts.push_back(std::move(f));
       }
       tr.partitions.push_back(std::move(pr));
     }
@@ -518,65 +527,117 @@ void fetch_by_name(kafka_session_ptr self, const wire::request_header& h,
   }
   // v3+: the response's max_bytes over all partitions; the first partition
   // with data gets its first batch even when larger (KIP-74).
-  int64_t budget = req.max_bytes < 0 ? 0 : req.max_bytes;
-  auto timeout = milliseconds{std::max(req.max_wait_ms, 0)} + edge_request_timeout;
+  df->budget = req.max_bytes < 0 ? 0 : req.max_bytes;
+  read_fetch(self, std::move(df));
+}
+
+/// Fills the fetch's answer from what its replicas read, and sends it.
+void answer_fetch(kafka_session_ptr self, delayed_fetch& df,
+                  std::vector<std::optional<fetch_response>>& results) {
+  auto v = df.h.api_version;
+  auto& shape = df.shape;
+  size_t i = 0;
+  auto magic = fetch_magic(v);
+  size_t slot = 0;
+  auto left = df.budget;
+  bool taken = false;
+  for (auto& t : shape.responses)
+    for (auto& p : t.partitions) {
+      if (!df.asked[slot++])
+        continue;
+      auto fetch_offset = df.parts[i].offset;
+      auto& r = results[i++];
+      if (!r) {
+        p.error = error_code::request_timed_out;
+        continue;
+      }
+      p.error = r->error;
+      // handleFetchRequest's maybeDownConvertStorageError: clients of
+      // v5 and before may not know KAFKA_STORAGE_ERROR and would not
+      // retry; NOT_LEADER_OR_FOLLOWER makes them refresh metadata.
+      if (v <= 5 && p.error == error_code::kafka_storage_error)
+        p.error = error_code::not_leader_or_follower;
+      p.high_watermark = r->high_watermark;
+      // No transactions: everything below the high watermark is stable.
+      p.last_stable_offset = r->high_watermark;
+      p.log_start_offset = r->log_start_offset;
+      if (v >= 13 && r->error == error_code::unknown_topic_or_partition)
+        self->state.topic_names.erase(t.topic_id); // deleted meanwhile
+      auto size = static_cast<int64_t>(r->records.size());
+      if (size == 0)
+        continue;
+      if (!taken || size <= left) {
+        p.records = std::move(r->records);
+      } else {
+        auto keep = fitting_batches(r->records, left);
+        r->records.resize(keep);
+        p.records = std::move(r->records);
+      }
+      left = std::max<int64_t>(0, left - size);
+      taken = true;
+      // Fetch v0-3: the old message format, converted down from the
+      // batches read (message.downconversion.enable is always true in
+      // troupe: the topic config is refused as unsupported).
+      if (magic < 2 && !p.records.empty()) {
+        auto c = down_convert_fetched(p.records, magic, fetch_offset);
+        p.records = std::move(c.records);
+        if (c.error != error_code::none)
+          p.error = c.error;
+      }
+    }
+  if (df.session)
+    select_for_session(self, *df.session, shape);
+  df.reply(frame(df.h, shape, wire::encode_fetch_response));
+}
+
+/// Kafka's ReplicaManager.fetchMessages and DelayedFetch: reads every
+/// partition as it is now; answers when the records reach min.bytes
+/// (summed over the partitions), when a partition answers an error, or at
+/// max.wait.ms; else parks the fetch in the broker's purgatory until one
+/// of its partitions changes, and reads again then.
+void read_fetch(kafka_session_ptr self, std::shared_ptr<delayed_fetch> df) {
+  auto purgatory = self->state.ctx.purgatory;
+  std::vector<uint64_t> seen;
+  if (purgatory)
+    seen = purgatory->versions(df->partitions);
+  auto timeout = purgatory
+                   ? edge_request_timeout
+                   : milliseconds{std::max<int64_t>(
+                       df->deadline_ms - steady_now_ms(), 0)}
+                       + edge_request_timeout;
   ask_broker<fetch_response>(
-    self, timeout, std::move(parts),
-    [self, h, v, budget, asked, offsets, session, shape = std::move(shape),
-     reply = std::move(reply)](
+    self, timeout, df->parts,
+    [self, df, purgatory, seen = std::move(seen)](
       std::vector<std::optional<fetch_response>> results) mutable {
-      size_t i = 0;
-      auto magic = fetch_magic(v);
-      size_t slot = 0;
-      auto left = budget;
-      bool taken = false;
-      for (auto& t : shape.responses)
-        for (auto& p : t.partitions) {
-          if (!asked[slot++])
-            continue;
-          auto fetch_offset = offsets[i];
-          auto& r = results[i++];
-          if (!r) {
-            p.error = error_code::request_timed_out;
-            continue;
-          }
-          p.error = r->error;
-          // handleFetchRequest's maybeDownConvertStorageError: clients of
-          // v5 and before may not know KAFKA_STORAGE_ERROR and would not
-          // retry; NOT_LEADER_OR_FOLLOWER makes them refresh metadata.
-          if (v <= 5 && p.error == error_code::kafka_storage_error)
-            p.error = error_code::not_leader_or_follower;
-          p.high_watermark = r->high_watermark;
-          // No transactions: everything below the high watermark is stable.
-          p.last_stable_offset = r->high_watermark;
-          p.log_start_offset = r->log_start_offset;
-          if (v >= 13 && r->error == error_code::unknown_topic_or_partition)
-            self->state.topic_names.erase(t.topic_id); // deleted meanwhile
-          auto size = static_cast<int64_t>(r->records.size());
-          if (size == 0)
-            continue;
-          if (!taken || size <= left) {
-            p.records = std::move(r->records);
-          } else {
-            auto keep = fitting_batches(r->records, left);
-            r->records.resize(keep);
-            p.records = std::move(r->records);
-          }
-          left = std::max<int64_t>(0, left - size);
-          taken = true;
-          // Fetch v0-3: the old message format, converted down from the
-          // batches read (message.downconversion.enable is always true in
-          // troupe: the topic config is refused as unsupported).
-          if (magic < 2 && !p.records.empty()) {
-            auto c = down_convert_fetched(p.records, magic, fetch_offset);
-            p.records = std::move(c.records);
-            if (c.error != error_code::none)
-              p.error = c.error;
-          }
-        }
-      if (session)
-        select_for_session(self, *session, shape);
-      reply(frame(h, shape, wire::encode_fetch_response));
+      int64_t bytes = 0;
+      bool failed = false;
+      for (auto& r : results) {
+        failed = failed || !r || r->error != error_code::none;
+        if (r)
+          bytes += static_cast<int64_t>(r->records.size());
+      }
+      if (!purgatory || failed || bytes >= df->min_bytes
+          || steady_now_ms() >= df->deadline_ms) {
+        answer_fetch(self, *df, results);
+        return;
+      }
+      auto& st = self->state;
+      auto key = ++st.next_fetch_key;
+      caf::weak_actor_ptr weak{self->ctrl()};
+      auto watch = purgatory->watch(df->partitions, seen, [weak, key] {
+        if (auto strong = weak.lock())
+          caf::anon_send(caf::actor_cast<caf::actor>(strong),
+                         fetch_wake_atom::value, key);
+      });
+      if (watch == 0) { // a partition changed during the read
+        read_fetch(self, std::move(df));
+        return;
+      }
+      auto wait = df->deadline_ms - steady_now_ms();
+      st.parked_fetches.emplace(key, kafka_session_state::parked_fetch{
+                                       std::move(df), watch});
+      self->delayed_send(self, milliseconds{std::max<int64_t>(wait, 0)},
+                         fetch_wake_atom::value, key);
     });
 }
 
@@ -634,6 +695,18 @@ void serve_fetch(kafka_session_ptr self, const wire::request_header& h,
                      fetch_by_name(self, h, std::move(req), std::move(reply),
                                    session);
                    });
+}
+
+void fetch_woken(kafka_session_ptr self, uint64_t key) {
+  auto& st = self->state;
+  auto i = st.parked_fetches.find(key);
+  if (i == st.parked_fetches.end())
+    return; // woken before its deadline, or the other way round
+  auto df = std::move(i->second.fetch);
+  if (st.ctx.purgatory)
+    st.ctx.purgatory->cancel(i->second.watch);
+  st.parked_fetches.erase(i);
+  read_fetch(self, std::move(df));
 }
 
 // -- ListOffsets (2) -----------------------------------------------------------

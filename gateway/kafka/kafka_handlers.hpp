@@ -24,6 +24,28 @@ namespace troupe {
 
 /// One connection's session actor (docs/ARCHITECTURE.md §5): it runs every
 /// request of its connection, so what it caches needs no lock.
+/// One Fetch between its reads (Kafka's DelayedFetch): what each read asks
+/// the replicas, and the answer's frame (kafka_data_handlers.cpp).
+struct delayed_fetch {
+  wire::request_header h;
+  /// The fetch session it belongs to (KIP-227); null: none.
+  std::shared_ptr<wire::fetch_context> session;
+  kafka_reply_fn reply;
+  /// The response's partitions, in request order; those not asked (unknown
+  /// topic id, not authorized) carry their error already.
+  wire::fetch_response shape;
+  /// Which of the response's partitions are asked, in order.
+  std::vector<bool> asked;
+  /// What each read asks, and of which partition (same order).
+  std::vector<fetch_request> parts;
+  std::vector<topic_partition> partitions;
+  int32_t min_bytes = 1;
+  /// When max.wait.ms is up (steady clock, ms).
+  int64_t deadline_ms = 0;
+  /// The response's max_bytes (v3+, KIP-74).
+  int64_t budget = 0;
+};
+
 struct kafka_session_state {
   kafka_request_context ctx;
   /// Topic ids to names, from the Metadata answers this session saw: Fetch
@@ -36,9 +58,31 @@ struct kafka_session_state {
   /// otherwise) and its host, for the authorizer. Set by the connection
   /// before the first request and after each re-authentication.
   security::request_identity identity{"User:ANONYMOUS", ""};
+  /// Fetches that read less than their min.bytes, parked in the broker's
+  /// purgatory until a partition changes or max.wait.ms passes
+  /// (kafka_data_handlers.cpp), by the key their wake message carries.
+  struct parked_fetch {
+    std::shared_ptr<delayed_fetch> fetch;
+    uint64_t watch = 0; // the purgatory's id
+  };
+  std::map<uint64_t, parked_fetch> parked_fetches;
+  uint64_t next_fetch_key = 0;
+
+  kafka_session_state() = default;
+  kafka_session_state(const kafka_session_state&) = delete;
+  kafka_session_state& operator=(const kafka_session_state&) = delete;
+  /// A closed connection's parked fetches leave the purgatory.
+  ~kafka_session_state() {
+    if (ctx.purgatory)
+      for (auto& [key, p] : parked_fetches)
+        ctx.purgatory->cancel(p.watch);
+  }
 
   static inline const char* name = "kafka_session";
 };
+
+/// A parked fetch wakes (a partition changed) or expires (max.wait.ms).
+using fetch_wake_atom = caf::atom_constant<caf::atom("fetchwake")>;
 
 using kafka_session_ptr = caf::stateful_actor<kafka_session_state>*;
 
@@ -168,6 +212,8 @@ void serve_produce(kafka_session_ptr self, const wire::request_header& h,
                    wire::produce_request& req, kafka_reply_fn reply);
 void serve_fetch(kafka_session_ptr self, const wire::request_header& h,
                  wire::fetch_request& req, kafka_reply_fn reply);
+/// A parked fetch's wake or deadline (fetch_wake_atom): it reads again.
+void fetch_woken(kafka_session_ptr self, uint64_t key);
 void serve_list_offsets(kafka_session_ptr self, const wire::request_header& h,
                         wire::list_offsets_request& req, kafka_reply_fn reply);
 void serve_offset_for_leader_epoch(kafka_session_ptr self,

@@ -289,6 +289,8 @@ void kafka_listener::start(const embedded_node& node,
       ctx.listener_name = spec.name;
       ctx.protocol = spec.protocol;
       ctx.fetch_sessions = sessions[i];
+      if (i < node.fetch_purgatories.size())
+        ctx.purgatory = node.fetch_purgatories[i];
       try {
         auto a = std::make_shared<acceptor>(io_, tcp::endpoint{address, port},
                                             sys_, std::move(ctx), config_,

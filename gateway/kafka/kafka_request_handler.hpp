@@ -17,6 +17,7 @@
 #include <caf/fwd.hpp>
 
 #include "domain/cluster_config.hpp"
+#include "domain/kafka/fetch_purgatory.hpp"
 #include "domain/kafka/fetch_sessions.hpp"
 #include "domain/kafka/protocol.hpp"
 #include "domain/security/security_config.hpp"
@@ -79,6 +80,9 @@ struct kafka_request_context {
   security_admin_actor security_admin;
   /// The broker's fetch sessions; null: none kept (every fetch is full).
   std::shared_ptr<shared_fetch_sessions> fetch_sessions;
+  /// The broker's consumer fetches waiting for min.bytes; its replicas wake
+  /// them. Null: each partition's replica holds its own long poll instead.
+  std::shared_ptr<fetch_purgatory> purgatory;
 };
 
 /// The APIs and versions the listener serves and advertises: every version

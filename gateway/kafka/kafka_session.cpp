@@ -46,6 +46,9 @@ caf::behavior session(kafka_session_ptr self, kafka_request_context ctx) {
                            std::move(job.reply));
     },
     [self](kafka_identity& x) { self->state.identity = std::move(x.identity); },
+    [self](fetch_wake_atom, uint64_t key) {
+      kafka_handlers::fetch_woken(self, key);
+    },
   };
 }
 

@@ -1,0 +1,106 @@
+// Fetches waiting for min.bytes (Kafka's DelayedFetch purgatory, keyed by
+// partition): woken once by the first change on a watched partition
+// (domain/kafka/fetch_purgatory.hpp).
+
+#include <catch2/catch.hpp>
+
+#include "domain/kafka/fetch_purgatory.hpp"
+
+using namespace troupe;
+
+namespace {
+
+const topic_partition p0{"orders", 0};
+const topic_partition p1{"orders", 1};
+const topic_partition p2{"orders", 2};
+
+} // namespace
+
+TEST_CASE("a delayed fetch is woken by new data on any of its partitions, "
+          "once") {
+  fetch_purgatory purgatory;
+  int woken = 0;
+  std::vector<topic_partition> tps{p0, p1};
+  auto id = purgatory.watch(tps, purgatory.versions(tps), [&] { ++woken; });
+  REQUIRE(id != 0);
+  CHECK(purgatory.waiting() == 1);
+  purgatory.changed(p2); // not watched
+  CHECK(woken == 0);
+  purgatory.changed(p1);
+  CHECK(woken == 1);
+  CHECK(purgatory.waiting() == 0);
+  purgatory.changed(p0); // its other partition: the fetch is gone already
+  CHECK(woken == 1);
+  CHECK_FALSE(purgatory.cancel(id));
+}
+
+TEST_CASE("a delayed fetch that expires is cancelled and never woken") {
+  fetch_purgatory purgatory;
+  int woken = 0;
+  std::vector<topic_partition> tps{p0};
+  auto id = purgatory.watch(tps, purgatory.versions(tps), [&] { ++woken; });
+  CHECK(purgatory.cancel(id));
+  purgatory.changed(p0);
+  CHECK(woken == 0);
+  CHECK(purgatory.waiting() == 0);
+}
+
+TEST_CASE("data that arrived between the read and the watch is not missed: "
+          "the watch refuses and the fetch reads again") {
+  fetch_purgatory purgatory;
+  std::vector<topic_partition> tps{p0, p1};
+  auto seen = purgatory.versions(tps); // before the read
+  purgatory.changed(p1);               // during the read
+  int woken = 0;
+  CHECK(purgatory.watch(tps, seen, [&] { ++woken; }) == 0);
+  CHECK(purgatory.waiting() == 0);
+  CHECK(woken == 0);
+  // With fresh counts it parks.
+  CHECK(purgatory.watch(tps, purgatory.versions(tps), [&] { ++woken; }) != 0);
+}
+
+TEST_CASE("one change wakes every fetch watching the partition") {
+  fetch_purgatory purgatory;
+  int woken = 0;
+  std::vector<topic_partition> tps{p0};
+  for (int i = 0; i < 100; ++i)
+    purgatory.watch(tps, purgatory.versions(tps), [&] { ++woken; });
+  CHECK(purgatory.waiting() == 100);
+  purgatory.changed(p0);
+  CHECK(woken == 100);
+  CHECK(purgatory.waiting() == 0);
+}
+
+TEST_CASE("a woken fetch leaves no trace on its quiet partitions") {
+  fetch_purgatory purgatory;
+  std::vector<topic_partition> tps{p0, p1, p2};
+  for (int i = 0; i < 1000; ++i) {
+    auto id = purgatory.watch(tps, purgatory.versions(tps), [] {});
+    REQUIRE(id != 0);
+    purgatory.changed(p0);
+  }
+  // p1 and p2 never changed; a later change wakes only the live watch.
+  int woken = 0;
+  purgatory.watch({p1}, purgatory.versions({p1}), [&] { ++woken; });
+  purgatory.changed(p1);
+  CHECK(woken == 1);
+  CHECK(purgatory.waiting() == 0);
+  CHECK(purgatory.versions({p0, p1, p2})
+        == std::vector<uint64_t>{1000, 1, 0});
+}
+
+TEST_CASE("a wake function may watch again from inside the wake") {
+  fetch_purgatory purgatory;
+  int woken = 0;
+  std::vector<topic_partition> tps{p0};
+  std::function<void()> again = [&] {
+    if (++woken < 3)
+      purgatory.watch(tps, purgatory.versions(tps), again);
+  };
+  purgatory.watch(tps, purgatory.versions(tps), again);
+  purgatory.changed(p0);
+  purgatory.changed(p0);
+  purgatory.changed(p0);
+  purgatory.changed(p0);
+  CHECK(woken == 3);
+}
