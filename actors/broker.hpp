@@ -8,7 +8,7 @@
 
 #include "actors/replication_quotas.hpp"
 #include "domain/cluster_config.hpp"
-#include "domain/kafka/fetch_purgatory.hpp"
+#include "domain/replication/fetch_purgatory.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {

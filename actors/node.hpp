@@ -7,7 +7,7 @@
 #include <caf/fwd.hpp>
 
 #include "domain/cluster_config.hpp"
-#include "domain/kafka/fetch_purgatory.hpp"
+#include "domain/replication/fetch_purgatory.hpp"
 #include "domain/properties.hpp"
 #include "messages/interfaces.hpp"
 

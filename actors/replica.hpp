@@ -8,7 +8,7 @@
 #include <caf/typed_response_promise.hpp>
 
 #include "domain/cluster_config.hpp"
-#include "domain/kafka/fetch_purgatory.hpp"
+#include "domain/replication/fetch_purgatory.hpp"
 #include "domain/replication/partition_leader.hpp"
 #include "domain/replication/producer_state.hpp"
 #include "actors/replication_quotas.hpp"

@@ -14,8 +14,8 @@ namespace troupe {
 /// Kafka's two ReplicationQuotaManagers are shared by every fetcher thread
 /// and request handler of the broker; here by every replica actor of the
 /// broker, which run on any scheduler thread, hence the mutex. The broker
-/// creates it and sets the rates from its dynamic configs; it is the only
-/// state a broker's actors share.
+/// creates it and sets the rates from its dynamic configs. (The fetch
+/// purgatory is the other state a broker's actors share.)
 class replication_quotas {
 public:
   enum side { leader, follower };

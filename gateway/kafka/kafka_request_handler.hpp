@@ -17,7 +17,7 @@
 #include <caf/fwd.hpp>
 
 #include "domain/cluster_config.hpp"
-#include "domain/kafka/fetch_purgatory.hpp"
+#include "domain/replication/fetch_purgatory.hpp"
 #include "domain/kafka/fetch_sessions.hpp"
 #include "domain/kafka/protocol.hpp"
 #include "domain/security/security_config.hpp"

@@ -1,10 +1,10 @@
 // Fetches waiting for min.bytes (Kafka's DelayedFetch purgatory, keyed by
 // partition): woken once by the first change on a watched partition
-// (domain/kafka/fetch_purgatory.hpp).
+// (domain/replication/fetch_purgatory.hpp).
 
 #include <catch2/catch.hpp>
 
-#include "domain/kafka/fetch_purgatory.hpp"
+#include "domain/replication/fetch_purgatory.hpp"
 
 using namespace troupe;
 

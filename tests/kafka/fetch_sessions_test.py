@@ -55,7 +55,7 @@ def _array(items, encode):
 
 
 def fetch_v11(port, session_id, epoch, partitions, forgotten=(),
-              max_wait_ms=50, topic="s"):
+              max_wait_ms=50, topic="s", min_bytes=1):
     """Fetch v11: `partitions` [(partition, fetch offset)] of `topic`,
     `forgotten` [partition]. Answers (error, session id,
     {partition: (error, high watermark, record bytes)})."""
@@ -65,7 +65,7 @@ def fetch_v11(port, session_id, epoch, partitions, forgotten=(),
         # partition_max_bytes
         return struct.pack(">iiqqi", idx, -1, offset, -1, 1 << 20)
     topics = [(topic, list(partitions))] if partitions else []
-    body = struct.pack(">iiiib", -1, max_wait_ms, 1, 1 << 24, 0)
+    body = struct.pack(">iiiib", -1, max_wait_ms, min_bytes, 1 << 24, 0)
     body += struct.pack(">ii", session_id, epoch)
     body += _array(topics, lambda t: _string(t[0]) + _array(t[1], part))
     gone = [(topic, list(forgotten))] if forgotten else []

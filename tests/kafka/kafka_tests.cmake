@@ -231,3 +231,12 @@ add_test(NAME "${name}"
                  ${CMAKE_SOURCE_DIR}/tests/kafka/security_admin_test.py
                  $<TARGET_FILE:troupe>)
 set_tests_properties("${name}" PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE)
+
+# A fetch waits for min.bytes summed over its partitions (Kafka's
+# DelayedFetch), by hand and with librdkafka (tests/kafka/fetch_wait_test.py).
+set(_test "kafka: a fetch is answered as soon as any partition has min.bytes, at max.wait.ms otherwise, and records below min.bytes wait for max.wait.ms")
+add_test(NAME "${_test}"
+         COMMAND ${DEBIAN_PYTHON3}
+                 ${CMAKE_SOURCE_DIR}/tests/kafka/fetch_wait_test.py
+                 $<TARGET_FILE:troupe>)
+set_tests_properties("${_test}" PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE)

@@ -1,4 +1,4 @@
-#include "domain/kafka/fetch_purgatory.hpp"
+#include "domain/replication/fetch_purgatory.hpp"
 
 #include <algorithm>
 
