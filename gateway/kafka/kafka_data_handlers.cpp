@@ -616,8 +616,10 @@ void read_fetch(kafka_session_ptr self, std::shared_ptr<delayed_fetch> df) {
         if (r)
           bytes += static_cast<int64_t>(r->records.size());
       }
-      if (!purgatory || failed || bytes >= df->min_bytes
-          || steady_now_ms() >= df->deadline_ms) {
+      // Nothing to wait on (every partition unknown or refused): at once,
+      // as fetchMessages with no fetchInfos.
+      if (!purgatory || failed || df->parts.empty()
+          || bytes >= df->min_bytes || steady_now_ms() >= df->deadline_ms) {
         answer_fetch(self, *df, results);
         return;
       }
