@@ -93,6 +93,26 @@ fetch_response fetch_answer(const replica_state& st, error_code e) {
   return {e, st.high_watermark, st.log_start_offset, st.log_end_offset, {}};
 }
 
+/// Publishes to the broker's purgatory what a consumer caught up to the
+/// high watermark hears from this replica now (nothing while it does not
+/// lead), if that changed: the Kafka listener answers such fetches from it
+/// without asking (docs/ARCHITECTURE.md §5), and fetches waiting on the
+/// partition wake (Kafka's DelayedFetch: the HW moved, or case A, the
+/// leadership ended).
+void publish_view(replica_ptr self) {
+  auto& st = self->state;
+  if (!st.purgatory)
+    return;
+  std::optional<fetch_purgatory::leader_view> view;
+  if (st.current == role::leader && st.leader)
+    view = fetch_purgatory::leader_view{st.high_watermark, st.log_start_offset,
+                                        st.leader->leader_epoch()};
+  if (view == st.published_view)
+    return;
+  st.published_view = view;
+  st.purgatory->publish(st.partition, self->id(), view);
+}
+
 // -- role changes ---------------------------------------------------------------
 
 /// Tells the leadership listener, if any, that this replica now leads in
@@ -110,13 +130,8 @@ void announce_leadership(replica_ptr self, int32_t epoch) {
 /// NOT_LEADER_OR_FOLLOWER, and answers still underway are ignored.
 void reset_role(replica_ptr self) {
   auto& st = self->state;
-  if (st.current == role::leader) {
+  if (st.current == role::leader)
     announce_leadership(self, -1);
-    // Consumer fetches waiting here read again and hear that it no longer
-    // leads (Kafka's DelayedFetch, case A).
-    if (st.purgatory)
-      st.purgatory->changed(st.partition);
-  }
   ++st.role_epoch;
   for (auto& [id, p] : st.produces)
     p.promise.deliver(
@@ -138,6 +153,9 @@ void reset_role(replica_ptr self) {
   st.alter_isr_in_flight = false;
   st.fetching = false;
   st.fetch_target = nullptr;
+  // Consumer fetches waiting here read again and hear that it no longer
+  // leads (Kafka's DelayedFetch, case A).
+  publish_view(self);
 }
 
 void become_leader(replica_ptr self, const partition_metadata& m) {
@@ -428,9 +446,8 @@ void after_leader_change(replica_ptr self) {
   if (L.high_watermark() > st.high_watermark) {
     st.high_watermark = L.high_watermark();
     wake_fetches(self);
-    if (st.purgatory)
-      st.purgatory->changed(st.partition);
   }
+  publish_view(self);
   for (auto& c : L.take_completed()) {
     auto i = st.produces.find(c.id);
     if (i == st.produces.end())
@@ -813,6 +830,7 @@ delete_records(replica_ptr self, const delete_records_request& req) {
               if (r.error != error_code::none)
                 { rp.deliver(delete_records_response{r.error, -1}); return; }
               st.log_start_offset = std::max(st.log_start_offset, r.low_watermark);
+              publish_view(self);
               if (stale(self, epoch))
                 { rp.deliver(delete_records_response{error_code::not_leader_or_follower, -1}); return; }
               spdlog::info("replica {} on broker {}: log start offset {} "
@@ -1034,6 +1052,11 @@ replica(replica_ptr self, topic_partition partition, int32_t broker_id,
   st.quotas = std::move(quotas);
   st.purgatory = std::move(purgatory);
   st.partition = std::move(partition);
+  // However it ends, a replica that led leaves no view behind it.
+  if (st.purgatory)
+    self->attach_functor([p = st.purgatory, tp = st.partition, id = self->id()] {
+      p->publish(tp, id, std::nullopt);
+    });
   st.broker_id = broker_id;
   st.config = std::move(config);
   st.fetch = fetch_cfg;

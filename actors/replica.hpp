@@ -75,9 +75,12 @@ struct replica_state {
   replica_listener_actor leadership_listener;
   /// The broker's replication quotas; null: never throttled.
   replication_quotas_ptr quotas;
-  /// The broker's waiting consumer fetches (may be null): told when the
-  /// high watermark moves and when leadership ends.
+  /// The broker's waiting consumer fetches (may be null): told what a
+  /// caught-up consumer would hear while this replica leads (its leader
+  /// view), and when leadership ends.
   std::shared_ptr<fetch_purgatory> purgatory;
+  /// The leader view last published there.
+  std::optional<fetch_purgatory::leader_view> published_view;
   /// The topic's throttled-replica configs name this replica (replica_config).
   bool leader_throttled = false;
   bool follower_throttled = false;

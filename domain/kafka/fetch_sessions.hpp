@@ -17,6 +17,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "domain/error_code.hpp"
@@ -39,6 +40,16 @@ struct fetch_session_key {
                          const fetch_session_key& y) {
     return x.topic == y.topic && x.topic_id == y.topic_id
            && x.partition == y.partition;
+  }
+};
+
+/// A session's partitions are looked up by key on every fetch: hashed, as
+/// Kafka's CachedPartition set, not compared name by name.
+struct fetch_session_key_hash {
+  size_t operator()(const fetch_session_key& k) const noexcept {
+    auto h = std::hash<std::string>{}(k.topic);
+    h ^= (k.topic_id.high * 0x9e3779b97f4a7c15ULL) ^ k.topic_id.low;
+    return h * 31 + static_cast<size_t>(static_cast<uint32_t>(k.partition));
   }
 };
 
@@ -141,7 +152,9 @@ private:
     int64_t last_used_ms = 0;
     /// In fetch order; `index` finds an entry by key.
     std::list<cached_partition> partitions;
-    std::map<fetch_session_key, std::list<cached_partition>::iterator> index;
+    std::unordered_map<fetch_session_key, std::list<cached_partition>::iterator,
+                       fetch_session_key_hash>
+      index;
   };
 
   bool make_room(bool follower, size_t size, int64_t now_ms);

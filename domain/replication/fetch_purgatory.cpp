@@ -16,6 +16,21 @@ fetch_purgatory::versions(const std::vector<topic_partition>& tps) const {
   return result;
 }
 
+std::vector<fetch_purgatory::snapshot_entry>
+fetch_purgatory::snapshot(const std::vector<topic_partition>& tps) const {
+  std::vector<snapshot_entry> result;
+  result.reserve(tps.size());
+  std::lock_guard<std::mutex> guard{mutex_};
+  for (auto& tp : tps) {
+    auto i = partitions_.find(tp);
+    if (i == partitions_.end())
+      result.emplace_back();
+    else
+      result.push_back({i->second.version, i->second.view});
+  }
+  return result;
+}
+
 uint64_t fetch_purgatory::watch(const std::vector<topic_partition>& tps,
                                 const std::vector<uint64_t>& seen,
                                 wake_fn wake) {
@@ -54,17 +69,39 @@ bool fetch_purgatory::cancel(uint64_t id) {
   return take(id) != nullptr;
 }
 
+void fetch_purgatory::bump(partition_entry& entry, std::vector<wake_fn>& woken) {
+  ++entry.version;
+  auto ids = std::move(entry.watchers);
+  entry.watchers.clear();
+  for (auto id : ids)
+    if (auto wake = take(id))
+      woken.push_back(std::move(wake));
+}
+
 void fetch_purgatory::changed(const topic_partition& tp) {
   std::vector<wake_fn> woken;
   {
     std::lock_guard<std::mutex> guard{mutex_};
-    auto& entry = partitions_[tp];
-    ++entry.version;
-    auto ids = std::move(entry.watchers);
-    entry.watchers.clear();
-    for (auto id : ids)
-      if (auto wake = take(id))
-        woken.push_back(std::move(wake));
+    bump(partitions_[tp], woken);
+  }
+  for (auto& wake : woken)
+    wake();
+}
+
+void fetch_purgatory::publish(const topic_partition& tp, uint64_t owner,
+                              std::optional<leader_view> view) {
+  std::vector<wake_fn> woken;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    auto i = partitions_.find(tp);
+    if (!view && (i == partitions_.end() || i->second.owner != owner))
+      return;
+    auto& entry = i != partitions_.end() ? i->second : partitions_[tp];
+    entry.owner = view ? owner : 0;
+    if (entry.view == view)
+      return;
+    entry.view = view;
+    bump(entry, woken);
   }
   for (auto& wake : woken)
     wake();

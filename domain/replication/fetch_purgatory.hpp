@@ -10,14 +10,22 @@
 // listener that snapshots the counts before a read and watches with them
 // misses no change that came between the read and the watch.
 //
+// A leader replica also publishes here what a consumer that has read all
+// it may read would be told (its leader view: high watermark, log start
+// offset, leader epoch). A listener asked for a partition at exactly that
+// high watermark answers from the view, without a round trip to the
+// replica: the answer would be empty, and the replica's own would say the
+// same (Kafka reads the Partition's state in place for the same reason).
+//
 // Plain state shared by one broker's replica actors and Kafka listeners,
 // which run on any thread: every call takes the mutex, and a wake function
 // runs outside it.
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -29,8 +37,40 @@ class fetch_purgatory {
 public:
   using wake_fn = std::function<void()>;
 
+  /// What the leader of a partition answers a consumer's fetch that finds
+  /// nothing to read, and the epoch it leads in.
+  struct leader_view {
+    int64_t high_watermark = -1;
+    int64_t log_start_offset = -1;
+    int32_t leader_epoch = -1;
+    bool operator==(const leader_view& x) const {
+      return high_watermark == x.high_watermark
+             && log_start_offset == x.log_start_offset
+             && leader_epoch == x.leader_epoch;
+    }
+    bool operator!=(const leader_view& x) const { return !(*this == x); }
+  };
+
+  /// A partition's change count with its leader view, read together.
+  struct snapshot_entry {
+    uint64_t version = 0;
+    std::optional<leader_view> view; // none: no replica here says it leads
+  };
+
   /// The change count of each partition (0 for one never changed).
   std::vector<uint64_t> versions(const std::vector<topic_partition>& tps) const;
+
+  /// The change count and leader view of each partition, under one lock.
+  std::vector<snapshot_entry>
+  snapshot(const std::vector<topic_partition>& tps) const;
+
+  /// The replica `owner` (an id unique among a broker's replicas) leads
+  /// `tp` as `view`, or with none no longer leads it. A view that differs
+  /// from the last one is a change (wakes the fetches watching `tp`). A
+  /// withdrawal by an owner that is not the publisher is ignored, so a
+  /// replica that ends after its successor began leaves the view alone.
+  void publish(const topic_partition& tp, uint64_t owner,
+               std::optional<leader_view> view);
 
   /// Parks a fetch on `tps` until one of them changes; `seen` holds the
   /// counts the caller read them at (from `versions`, same order). Returns
@@ -56,15 +96,31 @@ private:
   struct partition_entry {
     uint64_t version = 0;
     std::vector<uint64_t> watchers;
+    std::optional<leader_view> view;
+    uint64_t owner = 0;
   };
 
   /// Removes `id` from its partitions' watcher lists; erases the waiter.
   wake_fn take(uint64_t id);
 
+  /// Counts a change on `entry` and takes the fetches watching it (to be
+  /// woken outside the lock).
+  void bump(partition_entry& entry, std::vector<wake_fn>& woken);
+
+  /// Every fetch looks up each of its partitions: hashed, not compared
+  /// name by name (all of a topic's partitions share the name).
+  struct partition_hash {
+    size_t operator()(const topic_partition& tp) const noexcept {
+      return std::hash<std::string>{}(tp.topic) * 31
+             + static_cast<size_t>(static_cast<uint32_t>(tp.partition));
+    }
+  };
+
   mutable std::mutex mutex_;
   uint64_t next_id_ = 1;
   std::unordered_map<uint64_t, waiter> waiters_;
-  std::map<topic_partition, partition_entry> partitions_;
+  std::unordered_map<topic_partition, partition_entry, partition_hash>
+    partitions_;
 };
 
 } // namespace troupe

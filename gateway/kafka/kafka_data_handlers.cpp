@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "actors/metrics.hpp"
 #include "domain/log/legacy_records.hpp"
 #include "domain/log/record_batch.hpp"
 #include "domain/log/record_batches.hpp"
@@ -590,57 +591,114 @@ void answer_fetch(kafka_session_ptr self, delayed_fetch& df,
   df.reply(frame(df.h, shape, wire::encode_fetch_response));
 }
 
+/// Whether a read of `f` would surely find nothing, by the leader view
+/// its replica published: the fetch asks at exactly the high watermark,
+/// in the epoch the replica leads (or none), so the replica would answer
+/// it empty and error-free, with this high watermark and log start offset.
+bool caught_up(const fetch_request& f,
+               const std::optional<fetch_purgatory::leader_view>& view) {
+  return view && f.offset == view->high_watermark && f.max_bytes >= 0
+         && (f.current_leader_epoch < 0
+             || f.current_leader_epoch == view->leader_epoch);
+}
+
+/// The fetch's answers in hand: answered now or parked (read_fetch).
+void after_read(kafka_session_ptr self, std::shared_ptr<delayed_fetch> df,
+                std::vector<uint64_t> seen,
+                std::vector<std::optional<fetch_response>> results);
+
 /// Kafka's ReplicaManager.fetchMessages and DelayedFetch: reads every
 /// partition as it is now; answers when the records reach min.bytes
 /// (summed over the partitions), when a partition answers an error, or at
 /// max.wait.ms; else parks the fetch in the broker's purgatory until one
-/// of its partitions changes, and reads again then.
+/// of its partitions changes, and reads again then. A partition the fetch
+/// has read to its leader's high watermark is answered from the leader's
+/// published view instead of a round trip to its replica (caught_up): a
+/// consumer of many partitions, most of them quiet, costs the replicas
+/// only the partitions that moved (docs/ARCHITECTURE.md §5).
 void read_fetch(kafka_session_ptr self, std::shared_ptr<delayed_fetch> df) {
   auto purgatory = self->state.ctx.purgatory;
-  std::vector<uint64_t> seen;
-  if (purgatory)
-    seen = purgatory->versions(df->partitions);
-  auto timeout = purgatory
-                   ? edge_request_timeout
-                   : milliseconds{std::max<int64_t>(
-                       df->deadline_ms - steady_now_ms(), 0)}
-                       + edge_request_timeout;
-  ask_broker<fetch_response>(
-    self, timeout, df->parts,
-    [self, df, purgatory, seen = std::move(seen)](
-      std::vector<std::optional<fetch_response>> results) mutable {
-      int64_t bytes = 0;
-      bool failed = false;
-      for (auto& r : results) {
-        failed = failed || !r || r->error != error_code::none;
-        if (r)
-          bytes += static_cast<int64_t>(r->records.size());
-      }
-      // Nothing to wait on (every partition unknown or refused): at once,
-      // as fetchMessages with no fetchInfos.
-      if (!purgatory || failed || df->parts.empty()
-          || bytes >= df->min_bytes || steady_now_ms() >= df->deadline_ms) {
+  if (!purgatory) {
+    auto timeout = milliseconds{std::max<int64_t>(
+                     df->deadline_ms - steady_now_ms(), 0)}
+                   + edge_request_timeout;
+    ask_broker<fetch_response>(
+      self, timeout, df->parts,
+      [self, df](std::vector<std::optional<fetch_response>> results) mutable {
         answer_fetch(self, *df, results);
-        return;
-      }
-      auto& st = self->state;
-      auto key = ++st.next_fetch_key;
-      caf::weak_actor_ptr weak{self->ctrl()};
-      auto watch = purgatory->watch(df->partitions, seen, [weak, key] {
-        if (auto strong = weak.lock())
-          caf::anon_send(caf::actor_cast<caf::actor>(strong),
-                         fetch_wake_atom::value, key);
       });
-      if (watch == 0) { // a partition changed during the read
-        read_fetch(self, std::move(df));
-        return;
-      }
-      auto wait = df->deadline_ms - steady_now_ms();
-      st.parked_fetches.emplace(key, kafka_session_state::parked_fetch{
-                                       std::move(df), watch});
-      self->delayed_send(self, milliseconds{std::max<int64_t>(wait, 0)},
-                         fetch_wake_atom::value, key);
+    return;
+  }
+  auto now = purgatory->snapshot(df->partitions);
+  std::vector<uint64_t> seen;
+  seen.reserve(now.size());
+  std::vector<std::optional<fetch_response>> results(df->parts.size());
+  std::vector<fetch_request> asked;
+  std::vector<size_t> asked_at;
+  for (size_t i = 0; i < df->parts.size(); ++i) {
+    seen.push_back(now[i].version);
+    if (caught_up(df->parts[i], now[i].view)) {
+      auto& v = *now[i].view;
+      results[i] = fetch_response{error_code::none, v.high_watermark,
+                                  v.log_start_offset, -1, {}};
+    } else {
+      asked.push_back(df->parts[i]);
+      asked_at.push_back(i);
+    }
+  }
+  // The partitions answered here count as answered fetches, as the
+  // replicas count theirs.
+  metrics().record_fetches += df->parts.size() - asked.size();
+  if (asked.empty()) {
+    after_read(self, std::move(df), std::move(seen), std::move(results));
+    return;
+  }
+  ask_broker<fetch_response>(
+    self, edge_request_timeout, std::move(asked),
+    [self, df, seen = std::move(seen), results = std::move(results),
+     asked_at = std::move(asked_at)](
+      std::vector<std::optional<fetch_response>> read) mutable {
+      for (size_t j = 0; j < read.size(); ++j)
+        results[asked_at[j]] = std::move(read[j]);
+      after_read(self, std::move(df), std::move(seen), std::move(results));
     });
+}
+
+void after_read(kafka_session_ptr self, std::shared_ptr<delayed_fetch> df,
+                std::vector<uint64_t> seen,
+                std::vector<std::optional<fetch_response>> results) {
+  auto purgatory = self->state.ctx.purgatory;
+  int64_t bytes = 0;
+  bool failed = false;
+  for (auto& r : results) {
+    failed = failed || !r || r->error != error_code::none;
+    if (r)
+      bytes += static_cast<int64_t>(r->records.size());
+  }
+  // Nothing to wait on (every partition unknown or refused): at once, as
+  // fetchMessages with no fetchInfos.
+  if (failed || df->parts.empty() || bytes >= df->min_bytes
+      || steady_now_ms() >= df->deadline_ms) {
+    answer_fetch(self, *df, results);
+    return;
+  }
+  auto& st = self->state;
+  auto key = ++st.next_fetch_key;
+  caf::weak_actor_ptr weak{self->ctrl()};
+  auto watch = purgatory->watch(df->partitions, seen, [weak, key] {
+    if (auto strong = weak.lock())
+      caf::anon_send(caf::actor_cast<caf::actor>(strong),
+                     fetch_wake_atom::value, key);
+  });
+  if (watch == 0) { // a partition changed during the read
+    read_fetch(self, std::move(df));
+    return;
+  }
+  auto wait = df->deadline_ms - steady_now_ms();
+  st.parked_fetches.emplace(
+    key, kafka_session_state::parked_fetch{std::move(df), watch});
+  self->delayed_send(self, milliseconds{std::max<int64_t>(wait, 0)},
+                     fetch_wake_atom::value, key);
 }
 
 } // namespace

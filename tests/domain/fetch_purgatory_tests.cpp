@@ -104,3 +104,64 @@ TEST_CASE("a wake function may watch again from inside the wake") {
   purgatory.changed(p0);
   CHECK(woken == 3);
 }
+
+TEST_CASE("a leader's published view is read with its change count, and a "
+          "new high watermark wakes the fetches watching it") {
+  fetch_purgatory purgatory;
+  using view = fetch_purgatory::leader_view;
+  CHECK_FALSE(purgatory.snapshot({p0})[0].view); // nobody leads it yet
+  purgatory.publish(p0, 7, view{10, 0, 3});
+  auto s = purgatory.snapshot({p0, p1});
+  REQUIRE(s[0].view);
+  CHECK(s[0].view->high_watermark == 10);
+  CHECK(s[0].view->leader_epoch == 3);
+  CHECK(s[0].version == 1);
+  CHECK_FALSE(s[1].view);
+  int woken = 0;
+  REQUIRE(purgatory.watch({p0}, {s[0].version}, [&] { ++woken; }) != 0);
+  purgatory.publish(p0, 7, view{10, 0, 3}); // the same view: no change
+  CHECK(woken == 0);
+  CHECK(purgatory.snapshot({p0})[0].version == 1);
+  purgatory.publish(p0, 7, view{11, 0, 3});
+  CHECK(woken == 1);
+  CHECK(purgatory.snapshot({p0})[0].view->high_watermark == 11);
+}
+
+TEST_CASE("a moved log start offset or a new leader epoch is a change") {
+  fetch_purgatory purgatory;
+  using view = fetch_purgatory::leader_view;
+  purgatory.publish(p0, 7, view{10, 0, 3});
+  purgatory.publish(p0, 7, view{10, 4, 3}); // DeleteRecords
+  CHECK(purgatory.snapshot({p0})[0].version == 2);
+  purgatory.publish(p0, 7, view{10, 4, 4}); // led again in a new epoch
+  CHECK(purgatory.snapshot({p0})[0].version == 3);
+  CHECK(purgatory.snapshot({p0})[0].view->log_start_offset == 4);
+}
+
+TEST_CASE("leadership that ends withdraws the view and wakes the fetches "
+          "waiting on it (DelayedFetch case A)") {
+  fetch_purgatory purgatory;
+  purgatory.publish(p0, 7, fetch_purgatory::leader_view{10, 0, 3});
+  int woken = 0;
+  auto seen = purgatory.versions({p0});
+  REQUIRE(purgatory.watch({p0}, seen, [&] { ++woken; }) != 0);
+  purgatory.publish(p0, 7, std::nullopt);
+  CHECK(woken == 1);
+  CHECK_FALSE(purgatory.snapshot({p0})[0].view);
+}
+
+TEST_CASE("a replica that ends after its successor began to lead leaves the "
+          "successor's view") {
+  fetch_purgatory purgatory;
+  using view = fetch_purgatory::leader_view;
+  purgatory.publish(p0, 7, view{10, 0, 3});
+  purgatory.publish(p0, 8, view{10, 0, 3}); // the topic made again, say
+  purgatory.publish(p0, 7, std::nullopt);   // the old replica's last word
+  auto s = purgatory.snapshot({p0});
+  REQUIRE(s[0].view);
+  CHECK(s[0].view->leader_epoch == 3);
+  purgatory.publish(p0, 8, std::nullopt);
+  CHECK_FALSE(purgatory.snapshot({p0})[0].view);
+  purgatory.publish(p1, 9, std::nullopt); // never led: nothing kept
+  CHECK(purgatory.versions({p1})[0] == 0);
+}

@@ -55,15 +55,16 @@ def _array(items, encode):
 
 
 def fetch_v11(port, session_id, epoch, partitions, forgotten=(),
-              max_wait_ms=50, topic="s", min_bytes=1):
+              max_wait_ms=50, topic="s", min_bytes=1, leader_epoch=-1):
     """Fetch v11: `partitions` [(partition, fetch offset)] of `topic`,
-    `forgotten` [partition]. Answers (error, session id,
+    `forgotten` [partition], each with current leader epoch
+    `leader_epoch`. Answers (error, session id,
     {partition: (error, high watermark, record bytes)})."""
     def part(p):
         idx, offset = p
         # partition, current_leader_epoch, fetch_offset, log_start_offset,
         # partition_max_bytes
-        return struct.pack(">iiqqi", idx, -1, offset, -1, 1 << 20)
+        return struct.pack(">iiqqi", idx, leader_epoch, offset, -1, 1 << 20)
     topics = [(topic, list(partitions))] if partitions else []
     body = struct.pack(">iiiib", -1, max_wait_ms, min_bytes, 1 << 24, 0)
     body += struct.pack(">ii", session_id, epoch)

@@ -14,6 +14,10 @@ to the broker that leads two partitions a and b, both read to their end:
 - records below min.bytes do not end the wait: the answer comes at
   max.wait.ms and carries them;
 - max.wait.ms 0 is answered at once;
+- a fetch at the high watermark (which the listener answers from the
+  leader's published view, without asking the replica) still hears
+  UNKNOWN_LEADER_EPOCH for a leader epoch from the future, and hears
+  the partition is gone once the topic is deleted;
 - librdkafka, assigned all six partitions, reads a record produced to one
   of them within a fraction of its fetch.wait.max.ms (500 ms).
 
@@ -37,6 +41,7 @@ from confluent_kafka import (Consumer, OFFSET_END, Producer,  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 NONE = 0
+UNKNOWN_LEADER_EPOCH = 75
 
 
 def log(msg):
@@ -60,7 +65,8 @@ def leaders_of(admin, topic, count):
     raise AssertionError("no leaders for " + topic)
 
 
-def timed_fetch(port, parts, max_wait_ms, min_bytes=1, during=None):
+def timed_fetch(port, parts, max_wait_ms, min_bytes=1, during=None,
+                leader_epoch=-1):
     """Sends the fetch; runs `during` 300 ms later on another thread.
     Answers (seconds taken, error, {partition: (error, hw, records)})."""
     if during:
@@ -68,7 +74,8 @@ def timed_fetch(port, parts, max_wait_ms, min_bytes=1, during=None):
         t.start()
     start = time.monotonic()
     err, _, out = fetch_v11(port, 0, -1, parts, max_wait_ms=max_wait_ms,
-                            topic="w", min_bytes=min_bytes)
+                            topic="w", min_bytes=min_bytes,
+                            leader_epoch=leader_epoch)
     took = time.monotonic() - start
     if during:
         t.join()
@@ -122,6 +129,15 @@ def run(srv):
     check(err == NONE and took < 1.0,
           "max.wait.ms 0 is answered at once (took %.3f s)" % took)
 
+    # Caught up, the partitions are answered from their leaders' views; the
+    # fetch's leader epoch is still checked (Kafka's FetchRequest fencing).
+    took, err, out = timed_fetch(port, [(a, ends[a]), (b, ends[b])], 1000,
+                                 leader_epoch=999)
+    check(err == NONE and out[a][0] == UNKNOWN_LEADER_EPOCH
+          and out[b][0] == UNKNOWN_LEADER_EPOCH and took < 0.5,
+          "a leader epoch from the future hears UNKNOWN_LEADER_EPOCH at once, "
+          "at the high watermark too (took %.3f s; %s)" % (took, out))
+
     # librdkafka, fetch.wait.max.ms 500: a record on one of six partitions
     # reaches the consumer long before the wait ends.
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": "fw",
@@ -149,6 +165,23 @@ def run(srv):
     check(latencies[len(latencies) // 2] < 0.25,
           "librdkafka's median latency %.3f s is well under its fetch.wait.max.ms"
           % latencies[len(latencies) // 2])
+    ends[b] = sent[0]
+
+    # A deleted topic's leaders withdraw their views: a fetch at the high
+    # watermark hears an error, not an empty answer.
+    admin.delete_topics(["w"])["w"].result(30)
+    deadline = time.monotonic() + 15
+    errors = (NONE, NONE)
+    while time.monotonic() < deadline:
+        _, err, out = timed_fetch(port, [(a, ends[a]), (b, ends[b])], 100)
+        errors = (out.get(a, (NONE,))[0], out.get(b, (NONE,))[0]) \
+            if err == NONE else (err, err)
+        if NONE not in errors:
+            break
+        time.sleep(0.2)
+    check(NONE not in errors,
+          "a fetch of the deleted topic at its old high watermark hears "
+          "errors %s" % (errors,))
 
 
 def main():
