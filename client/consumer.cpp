@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/clock.hpp"
+#include "client/heartbeat_ticker.hpp"
 #include "domain/consumer_protocol.hpp"
 
 namespace troupe {
@@ -71,8 +72,13 @@ partitions minus(const partitions& xs, const partitions& ys) {
 }
 
 void stop_heartbeats(consumer_ptr self) {
-  ++self->state.heartbeat_epoch;
-  self->state.heartbeat_sent_ms = -1;
+  auto& st = self->state;
+  if (st.config.heartbeat_ticker && st.heartbeats_ticking)
+    caf::anon_send(st.config.heartbeat_ticker, ticker_leave_atom::value,
+                   self->id());
+  st.heartbeats_ticking = false;
+  ++st.heartbeat_epoch;
+  st.heartbeat_sent_ms = -1;
 }
 
 void schedule_rejoin(consumer_ptr self, int64_t delay_ms) {
@@ -169,14 +175,25 @@ bool rejoin_after(consumer_ptr self, error_code e) {
 
 // -- heartbeats ------------------------------------------------------------------
 
+/// The next tick, one heartbeat.interval.ms from now; with a shared
+/// ticker, nothing: it ticks on until told otherwise.
 void schedule_heartbeat(consumer_ptr self) {
   auto& st = self->state;
+  if (st.config.heartbeat_ticker)
+    return;
   self->delayed_send(self, ms(st.config.heartbeat_interval_ms),
                      heartbeat_tick{st.heartbeat_epoch});
 }
 
 void start_heartbeats(consumer_ptr self) {
   stop_heartbeats(self);
+  auto& st = self->state;
+  if (st.config.heartbeat_ticker) {
+    caf::anon_send(st.config.heartbeat_ticker, ticker_join_atom::value,
+                   caf::actor_cast<caf::actor>(self), st.heartbeat_epoch,
+                   st.config.heartbeat_interval_ms);
+    st.heartbeats_ticking = true;
+  }
   schedule_heartbeat(self);
 }
 
@@ -615,6 +632,11 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
   for (auto& b : st.config.bootstrap_servers)
     learn_broker(self, caf::actor_cast<caf::actor>(b));
   st.listener = std::move(listener);
+  // However the consumer ends, the shared ticker forgets it.
+  if (st.config.heartbeat_ticker)
+    self->attach_functor([t = st.config.heartbeat_ticker, id = self->id()] {
+      caf::anon_send(t, ticker_leave_atom::value, id);
+    });
   if (st.config.manual_assignment) {
     st.manual = true;
     assign_partitions(self, st.config.assignment);

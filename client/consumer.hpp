@@ -63,6 +63,9 @@ struct consumer_config {
   /// joining the group (no JoinGroup, no heartbeats).
   bool manual_assignment = false;
   std::vector<topic_partition> assignment;
+  /// A shared heartbeat ticker (client/heartbeat_ticker.hpp) for the
+  /// classic protocol's ticks; null: the consumer's own delayed sends.
+  caf::actor heartbeat_ticker;
 };
 
 /// Kafka's ConsumerCoordinator as an actor: finds the coordinator, joins,
@@ -120,6 +123,8 @@ struct consumer_state {
   /// timeout, which would cost two clock operations per heartbeat
   /// (docs/ARCHITECTURE.md §8).
   int64_t heartbeat_sent_ms = -1;
+  /// The shared heartbeat ticker, if any, ticks for this consumer now.
+  bool heartbeats_ticking = false;
 
   /// Spawned with a manual assignment (Kafka's assign()).
   bool manual = false;

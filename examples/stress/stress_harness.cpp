@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "client/consumer.hpp"
+#include "client/heartbeat_ticker.hpp"
 #include "actors/metrics.hpp"
 #include "actors/node.hpp"
 #include "domain/java_hash.hpp"
@@ -52,6 +53,9 @@ struct options {
   bool check = false;
   int32_t threads = 0;
   std::string policy = "sharing";
+  /// The classic consumers' heartbeat ticks from one shared ticker
+  /// (client/heartbeat_ticker.hpp) instead of a delayed send each.
+  bool shared_ticker = true;
   int32_t timeout_seconds = 120;
   /// host:port of a cluster node's troupe.cluster.port: the consumers run
   /// here, the brokers in other processes (docs/ARCHITECTURE.md §7).
@@ -171,6 +175,8 @@ public:
     for (auto& g : state_->groups)
       g.partitions = partitions_;
     consumers_.resize(state_->members.size());
+    if (opt_.shared_ticker)
+      ticker_ = spawn_heartbeat_ticker(sys_);
   }
 
   ~harness() {
@@ -180,6 +186,8 @@ public:
     if (opt_.connect.empty())
       stop_embedded_node(node_);
     caf::anon_send_exit(tracker_, caf::exit_reason::user_shutdown);
+    if (ticker_)
+      caf::anon_send_exit(ticker_, caf::exit_reason::user_shutdown);
   }
 
   size_t size() const {
@@ -372,6 +380,7 @@ private:
     c.session_timeout_ms = opt_.session_timeout_ms;
     c.heartbeat_interval_ms = opt_.heartbeat_interval_ms;
     c.max_poll_interval_ms = 60000;
+    c.heartbeat_ticker = ticker_;
     consumers_[i] = sys_.spawn(
       consumer, c, node_.brokers[i % node_.brokers.size()], tracker_);
   }
@@ -663,6 +672,8 @@ private:
   /// Appended to group and topic names against a cluster.
   std::string prefix_;
   event_listener_actor tracker_;
+  /// The shared heartbeat ticker (--shared-ticker), or null.
+  caf::actor ticker_;
   std::shared_ptr<tracker_state> state_ = std::make_shared<tracker_state>();
   std::vector<consumer_actor> consumers_;
 };
@@ -716,6 +727,7 @@ void write_json(const std::string& path, const std::vector<row>& rows,
   out << "{\"cores\": " << std::thread::hardware_concurrency()
       << ", \"members\": " << opt.members << ", \"groups\": " << opt.groups
       << ", \"heartbeat_interval_ms\": " << opt.heartbeat_interval_ms
+      << ", \"shared_ticker\": " << (opt.shared_ticker ? "true" : "false")
       << ", \"assignment_interval_ms\": " << opt.assignment_interval_ms
       << ", \"rows\": [\n";
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -816,6 +828,10 @@ int main(int argc, char** argv) {
   app.add_option("-a,--assignor", opt.assignor, "Assignor")
     ->check(
       CLI::IsMember({"range", "roundrobin", "sticky", "cooperative-sticky"}));
+  app.add_option("--shared-ticker", opt.shared_ticker,
+                 "true: the classic consumers' heartbeat ticks come from one "
+                 "shared ticker (a timer wheel); false: one delayed send per "
+                 "heartbeat each");
   app
     .add_option("--heartbeat-interval-ms", opt.heartbeat_interval_ms,
                 "heartbeat.interval.ms of every consumer")
