@@ -330,6 +330,9 @@ void watch_brokers(cluster_controller_ptr self) {
 
 void elect(cluster_controller_ptr self);
 void become_active(cluster_controller_ptr self);
+void activate(cluster_controller_ptr self, int32_t epoch, int32_t zk_version);
+zk_operation versioned(zk_operation::kind k, std::string path,
+                       std::string data, int32_t version);
 void resign(cluster_controller_ptr self, const std::string& why);
 
 /// KIP-631's BrokerHeartbeat over the node link, every
@@ -434,56 +437,107 @@ void register_broker(cluster_controller_ptr self) {
          });
 }
 
-/// Kafka's KafkaController.elect: whoever creates the ephemeral /controller
-/// leads; the others watch it.
-void elect(cluster_controller_ptr self) {
-  auto& st = self->state;
-  auto epoch = st.session_epoch;
+/// Watches /controller and follows whoever holds it (Kafka's
+/// ControllerChangeHandler); gone meanwhile, the election runs again.
+void follow_controller(cluster_controller_ptr self, uint64_t epoch) {
   zk_ask(self,
-         op(zk_operation::kind::create, std::string{zk::controller_path},
-            zk::encode_controller(st.broker_id, wall_clock_ms()), true),
-         [self, epoch](zk_result& r) {
+         op(zk_operation::kind::get, std::string{zk::controller_path}, {},
+            false, true),
+         [self, epoch](zk_result& g) {
            auto& st = self->state;
-           if (is(r, zk_error::ok)) {
-             st.controller_id = st.broker_id;
-             // The winner watches /controller too (Kafka's
-             // ControllerChangeHandler is on every broker): deposed by
-             // another node deleting it (cluster/controller_failover.cpp),
-             // it resigns.
-             zk_ask(self,
-                    op(zk_operation::kind::exists,
-                       std::string{zk::controller_path}, {}, false, true),
-                    [](zk_result&) {});
-             become_active(self);
+           if (is(g, zk_error::no_node)) {
+             elect(self); // gone meanwhile: try again
              return;
            }
-           if (!is(r, zk_error::node_exists)) {
+           if (!is(g, zk_error::ok)) {
              later(self, tick::elect, epoch);
              return;
            }
-           zk_ask(self,
-                  op(zk_operation::kind::get, std::string{zk::controller_path},
-                     {}, false, true),
-                  [self, epoch](zk_result& g) {
-                    auto& st = self->state;
-                    if (is(g, zk_error::no_node)) {
-                      elect(self); // gone meanwhile: try again
-                      return;
-                    }
-                    if (!is(g, zk_error::ok)) {
+           auto c = zk::decode_controller(g.data);
+           if (!c) {
+             spdlog::error("cluster: {}", c.error());
+             return;
+           }
+           st.controller_id = c->broker_id;
+           // Ours already (the answer to our own election was lost): the
+           // epoch is bumped again, on its own.
+           if (c->broker_id == st.broker_id
+               && g.ephemeral_owner == st.session_id && !st.active)
+             become_active(self);
+         });
+}
+
+/// Kafka's KafkaController.elect with KafkaZkClient's
+/// registerControllerAndIncrementControllerEpoch: one multi checks
+/// /controller_epoch's zkVersion, creates the ephemeral /controller and
+/// bumps the epoch, so the controller and its epoch change together (no
+/// reader sees the new controller under the old epoch, and two candidates
+/// cannot both bump it). The winner leads; the others watch /controller.
+void elect(cluster_controller_ptr self) {
+  using kind = zk_operation::kind;
+  auto& st = self->state;
+  auto epoch = st.session_epoch;
+  zk_ask(self, op(kind::get, std::string{zk::controller_epoch_path}),
+         [self, epoch](zk_result& r) {
+           auto& st = self->state;
+           if (is(r, zk_error::no_node)) { // Kafka's createControllerEpochZNode
+             zk_ask(self,
+                    op(kind::create, std::string{zk::controller_epoch_path},
+                       zk::encode_controller_epoch(0)),
+                    [self](zk_result&) { elect(self); });
+             return;
+           }
+           auto current =
+             is(r, zk_error::ok)
+               ? zk::decode_controller_epoch(r.data)
+               : zk::decoded<int32_t>::failure("cannot read /controller_epoch");
+           if (!current) {
+             spdlog::warn("controller: {}", current.error());
+             later(self, tick::elect, epoch);
+             return;
+           }
+           auto next = *current + 1;
+           auto version = r.version;
+           std::vector<zk_operation> ops{
+             versioned(kind::check, std::string{zk::controller_epoch_path}, {},
+                       version),
+             op(kind::create, std::string{zk::controller_path},
+                zk::encode_controller(st.broker_id, wall_clock_ms()), true),
+             versioned(kind::set, std::string{zk::controller_epoch_path},
+                       zk::encode_controller_epoch(next), version)};
+           zk_multi(self, std::move(ops),
+                    [self, epoch, next, version](zk_result& m) {
+                      auto& st = self->state;
+                      if (epoch != st.session_epoch)
+                        return; // the session this ran in is gone
+                      if (is(m, zk_error::ok)) {
+                        st.controller_id = st.broker_id;
+                        // The winner watches /controller too (Kafka's
+                        // ControllerChangeHandler is on every broker):
+                        // deposed by another node deleting it
+                        // (cluster/controller_failover.cpp), it resigns.
+                        zk_ask(self,
+                               op(zk_operation::kind::exists,
+                                  std::string{zk::controller_path}, {}, false,
+                                  true),
+                               [](zk_result&) {});
+                        activate(self, next, version + 1);
+                        return;
+                      }
+                      auto failed = [&m](size_t i, zk_error e) {
+                        return i < m.op_errors.size()
+                               && m.op_errors[i] == static_cast<int32_t>(e);
+                      };
+                      // Another node leads, or bumped the epoch first.
+                      if (failed(1, zk_error::node_exists)
+                          || failed(0, zk_error::bad_version)
+                          || is(m, zk_error::node_exists)
+                          || is(m, zk_error::bad_version)) {
+                        follow_controller(self, epoch);
+                        return;
+                      }
                       later(self, tick::elect, epoch);
-                      return;
-                    }
-                    auto c = zk::decode_controller(g.data);
-                    if (!c) {
-                      spdlog::error("cluster: {}", c.error());
-                      return;
-                    }
-                    st.controller_id = c->broker_id;
-                    if (c->broker_id == st.broker_id
-                        && g.ephemeral_owner == st.session_id && !st.active)
-                      become_active(self);
-                  });
+                    });
          });
 }
 
@@ -1191,22 +1245,28 @@ zk_operation versioned(zk_operation::kind k, std::string path,
   return o;
 }
 
-/// Won /controller: Kafka's registerControllerAndIncrementControllerEpoch,
-/// then the active behavior; the active controller loads the metadata from
-/// ZooKeeper, handles every broker that is gone and tells everyone.
+/// Leads in controller epoch `epoch`, whose /controller_epoch znode is at
+/// `zk_version` (every metadata write checks it): the active behavior; the
+/// active controller loads the metadata from ZooKeeper, handles every
+/// broker that is gone and tells everyone.
+void activate(cluster_controller_ptr self, int32_t epoch, int32_t zk_version) {
+  auto& st = self->state;
+  if (st.active)
+    return;
+  st.controller_epoch = epoch;
+  st.active = std::make_shared<active_controller>(self, epoch, zk_version);
+  self->become(node_behavior(self, active_role{st.active}));
+  st.active->start();
+}
+
+/// Holds /controller already (an election whose answer was lost): bumps
+/// the epoch, version-checked, then leads.
 void become_active(cluster_controller_ptr self) {
   using kind = zk_operation::kind;
   if (self->state.active)
     return;
   zk_ask(self, op(kind::get, std::string{zk::controller_epoch_path}),
          [self](zk_result& r) {
-           if (is(r, zk_error::no_node)) {
-             zk_ask(self,
-                    op(kind::create, std::string{zk::controller_epoch_path},
-                       zk::encode_controller_epoch(0)),
-                    [self](zk_result&) { become_active(self); });
-             return;
-           }
            auto epoch =
              is(r, zk_error::ok)
                ? zk::decode_controller_epoch(r.data)
@@ -1220,17 +1280,12 @@ void become_active(cluster_controller_ptr self) {
                   versioned(kind::set, std::string{zk::controller_epoch_path},
                             zk::encode_controller_epoch(next), r.version),
                   [self, next](zk_result& w) {
-                    auto& st = self->state;
                     if (!is(w, zk_error::ok)) {
                       spdlog::warn("controller: another controller bumped the "
                                    "epoch first");
                       return;
                     }
-                    st.controller_epoch = next;
-                    st.active =
-                      std::make_shared<active_controller>(self, next, w.version);
-                    self->become(node_behavior(self, active_role{st.active}));
-                    st.active->start();
+                    activate(self, next, w.version);
                   });
          });
 }
