@@ -4,18 +4,6 @@
 
 namespace troupe {
 
-std::vector<uint64_t>
-fetch_purgatory::versions(const std::vector<topic_partition>& tps) const {
-  std::vector<uint64_t> result;
-  result.reserve(tps.size());
-  std::lock_guard<std::mutex> guard{mutex_};
-  for (auto& tp : tps) {
-    auto i = partitions_.find(tp);
-    result.push_back(i == partitions_.end() ? 0 : i->second.version);
-  }
-  return result;
-}
-
 std::vector<fetch_purgatory::snapshot_entry>
 fetch_purgatory::snapshot(const std::vector<topic_partition>& tps) const {
   std::vector<snapshot_entry> result;
@@ -76,16 +64,6 @@ void fetch_purgatory::bump(partition_entry& entry, std::vector<wake_fn>& woken) 
   for (auto id : ids)
     if (auto wake = take(id))
       woken.push_back(std::move(wake));
-}
-
-void fetch_purgatory::changed(const topic_partition& tp) {
-  std::vector<wake_fn> woken;
-  {
-    std::lock_guard<std::mutex> guard{mutex_};
-    bump(partitions_[tp], woken);
-  }
-  for (auto& wake : woken)
-    wake();
 }
 
 void fetch_purgatory::publish(const topic_partition& tp, uint64_t owner,

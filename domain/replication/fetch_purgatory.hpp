@@ -57,10 +57,8 @@ public:
     std::optional<leader_view> view; // none: no replica here says it leads
   };
 
-  /// The change count of each partition (0 for one never changed).
-  std::vector<uint64_t> versions(const std::vector<topic_partition>& tps) const;
-
-  /// The change count and leader view of each partition, under one lock.
+  /// The change count (0 for one never changed) and leader view of each
+  /// partition, under one lock.
   std::vector<snapshot_entry>
   snapshot(const std::vector<topic_partition>& tps) const;
 
@@ -73,7 +71,7 @@ public:
                std::optional<leader_view> view);
 
   /// Parks a fetch on `tps` until one of them changes; `seen` holds the
-  /// counts the caller read them at (from `versions`, same order). Returns
+  /// counts the caller read them at (from `snapshot`, same order). Returns
   /// the watch's id, or 0 when a partition changed since `seen`: then
   /// nothing is parked and `wake` is not called (read again now).
   uint64_t watch(const std::vector<topic_partition>& tps,
@@ -81,9 +79,6 @@ public:
 
   /// Drops a watch (its fetch timed out); false when it was woken already.
   bool cancel(uint64_t id);
-
-  /// `tp` has something new for consumers: wakes each fetch watching it.
-  void changed(const topic_partition& tp);
 
   /// Fetches parked now (for metrics and tests).
   size_t waiting() const;
