@@ -312,6 +312,7 @@ consumer_group::join_or_heartbeat(const consumer_group_heartbeat_request& req,
                      + std::to_string(config_.consumer_max_size)
                      + " members."});
   auto member_id = req.member_id.empty() ? generate_member_id() : req.member_id;
+  const auto epoch_before = image_.group_epoch;
   auto owned = resolve(req.topic_partitions);
   auto found = find_or_create_member(req, member_id, owned);
   if (auto f = std::get_if<failure>(&found))
@@ -343,6 +344,8 @@ consumer_group::join_or_heartbeat(const consumer_group_heartbeat_request& req,
       bump = true;
   }
   int32_t epoch = image_.group_epoch;
+  // The last epoch change before this heartbeat's own.
+  const auto changed_before = last_epoch_bump_ms_;
   if (bump || metadata_refresh_needed_) {
     auto metadata = compute_subscription_metadata();
     if (metadata != image_.subscription_metadata) {
@@ -355,13 +358,15 @@ consumer_group::join_or_heartbeat(const consumer_group_heartbeat_request& req,
     if (bump) {
       epoch += 1;
       append(group_epoch_record{epoch, false});
+      last_epoch_bump_ms_ = now_ms;
     }
     metadata_refresh_needed_ = false;
   }
 
   // 2. A new group epoch gets a new target assignment, at most once per
-  // group.consumer.assignment.interval.ms.
-  maybe_update_target_assignment(now_ms);
+  // group.consumer.assignment.interval.ms; a joiner may get its share at
+  // once (assign_joiner).
+  maybe_update_target_assignment(now_ms, is_new ? &member_id : nullptr);
 
   // 3. The member moves towards its target.
   if (!maybe_reconcile(member_id, owned))
@@ -374,7 +379,9 @@ consumer_group::join_or_heartbeat(const consumer_group_heartbeat_request& req,
   consumer_group_heartbeat_response r;
   r.member_id = member_id;
   r.member_epoch = now.member_epoch;
-  r.heartbeat_interval_ms = heartbeat_interval_for(now, now_ms);
+  r.heartbeat_interval_ms = heartbeat_interval_for(
+    now, now_ms,
+    image_.group_epoch != epoch_before ? changed_before : last_epoch_bump_ms_);
   // Kafka sends the assignment on a full request (join, or all of the
   // fields a member sends after an error) and whenever it changed.
   bool full = req.member_epoch == 0
@@ -398,14 +405,28 @@ consumer_group::join_or_heartbeat(const consumer_group_heartbeat_request& req,
 ///   interval (at least 100 ms): the Java consumer acknowledges a
 ///   revocation at once, but not every client does (@platformatic/kafka
 ///   waits for its next heartbeat), and the members waiting for the
-///   partitions learn that they are free only by asking.
-/// Never longer than the configured interval.
-int32_t consumer_group::heartbeat_interval_for(const consumer_member& m,
-                                               int64_t now_ms) const {
+///   partitions learn that they are free only by asking;
+/// - while joins keep coming (the group epoch moved, by another member's
+///   heartbeat, less than that tenth ago), every member comes back after
+///   the tenth too: the next joiner may take a partition from it
+///   (assign_joiner), and it learns so only by asking. A lone join into a
+///   quiet group changes nothing for the joiner itself; a storm of joins
+///   costs each member one extra heartbeat per tenth while it lasts.
+/// Never longer than the configured interval. `epoch_moved_ms`: when the
+/// group epoch last moved before this heartbeat's own change.
+int32_t consumer_group::heartbeat_interval_for(
+  const consumer_member& m, int64_t now_ms,
+  std::optional<int64_t> epoch_moved_ms) const {
   int64_t interval = config_.consumer_heartbeat_interval_ms;
+  const int64_t soon = std::max<int64_t>(100, interval / 10);
   if (m.state == member_state::unreleased_partitions
       || m.state == member_state::unrevoked_partitions)
-    interval = std::min(interval, std::max<int64_t>(100, interval / 10));
+    interval = std::min(interval, soon);
+  // While joins keep moving the group epoch, a member may have to give up
+  // a partition to the next joiner: it comes back soon, and once a whole
+  // window passes without a change the group is told its usual interval.
+  if (epoch_moved_ms && now_ms - *epoch_moved_ms < soon)
+    interval = std::min(interval, soon);
   if (assignment_timer_ != 0 && last_assignment_ms_) {
     auto run_at =
       *last_assignment_ms_ + config_.consumer_assignment_interval_ms;
@@ -563,12 +584,15 @@ void consumer_group::update_target_assignment(int32_t epoch) {
   append(target_assignment_epoch_record{epoch, false});
 }
 
-void consumer_group::maybe_update_target_assignment(int64_t now_ms) {
+void consumer_group::maybe_update_target_assignment(int64_t now_ms,
+                                                    const std::string* joined) {
   if (image_.group_epoch <= image_.assignment_epoch)
     return;
   auto interval = config_.consumer_assignment_interval_ms;
   if (interval > 0 && last_assignment_ms_
       && now_ms - *last_assignment_ms_ < interval) {
+    if (joined && assign_joiner(*joined))
+      return;
     // One timer per interval: every change within it shares the next run.
     if (assignment_timer_ == 0) {
       assignment_timer_ = ++next_timer_;
@@ -579,6 +603,97 @@ void consumer_group::maybe_update_target_assignment(int64_t now_ms) {
   }
   update_target_assignment(image_.group_epoch);
   last_assignment_ms_ = now_ms;
+}
+
+bool consumer_group::assign_joiner(const std::string& member_id) {
+  // Only this join since the last target, by the uniform assignor.
+  if (image_.group_epoch != image_.assignment_epoch + 1
+      || assignor() != "uniform" || image_.target_assignment.count(member_id))
+    return false;
+  const auto n = image_.members.size();
+  // Homogeneous: every subscribed name is named by every member.
+  if (subscribed_topics_.empty())
+    return false;
+  for (const auto& [name, count] : subscribed_topics_)
+    if (static_cast<size_t>(count) != n)
+      return false;
+  std::map<uuid, int32_t> counts;
+  size_t total = 0;
+  for (const auto& [name, t] : image_.subscription_metadata) {
+    counts[t.id] = t.partitions;
+    total += static_cast<size_t>(std::max(t.partitions, 0));
+  }
+  auto& idx = target_counts_;
+  if (!idx.valid || idx.partition_counts != counts) {
+    // Build the index, and check that the target is one balanced
+    // assignment of exactly these partitions to the other members.
+    idx = {};
+    std::set<std::pair<uuid, int32_t>> seen;
+    auto target = image_.target_assignment.begin();
+    const auto targets_end = image_.target_assignment.end();
+    for (const auto& [id, m] : image_.members) {
+      if (id == member_id)
+        continue;
+      while (target != targets_end && target->first < id)
+        ++target;
+      size_t c = 0;
+      if (target != targets_end && target->first == id) {
+        for (const auto& [t, ps] : target->second) {
+          auto count = counts.find(t);
+          for (auto p : ps)
+            if (count == counts.end() || p < 0 || p >= count->second
+                || !seen.emplace(t, p).second)
+              return false;
+          c += ps.size();
+        }
+      }
+      idx.by_count[c].insert(id);
+      idx.total += c;
+    }
+    if (idx.total != total)
+      return false;
+    idx.partition_counts = std::move(counts);
+    idx.valid = true;
+  }
+  size_t indexed = 0;
+  for (const auto& [c, ids] : idx.by_count)
+    indexed += ids.size();
+  if (indexed + 1 != n || idx.by_count.empty()
+      || idx.by_count.rbegin()->first > idx.by_count.begin()->first + 1) {
+    idx.valid = false;
+    return false;
+  }
+  // UniformAssignor's quota: floor(total / n) for the joiner (the extra
+  // partitions stay with those holding the most). Taking one at a time
+  // from a member holding the most leaves everyone within one partition.
+  const size_t quota = idx.total / n;
+  std::map<std::string, partition_assignment> changed;
+  auto& mine = changed[member_id];
+  for (size_t k = 0; k < quota; ++k) {
+    auto top = std::prev(idx.by_count.end());
+    auto c = top->first;
+    auto donor = std::move(top->second.extract(top->second.begin()).value());
+    if (top->second.empty())
+      idx.by_count.erase(top);
+    auto d = changed.find(donor);
+    if (d == changed.end())
+      d = changed.emplace(donor, target_of(donor)).first;
+    // The donor's last partition: its first ones stay, as the assignor
+    // keeps a member's first partitions up to its quota.
+    auto last = std::prev(d->second.end());
+    auto topic = last->first;
+    auto partition = *last->second.rbegin();
+    remove_partition(d->second, topic, partition);
+    add_partition(mine, topic, partition);
+    idx.by_count[c - 1].insert(std::move(donor));
+  }
+  idx.by_count[quota].insert(member_id);
+  assigning_joiner_ = true;
+  for (auto& [id, partitions] : changed)
+    append(target_assignment_record{id, std::move(partitions), false});
+  append(target_assignment_epoch_record{image_.group_epoch, false});
+  assigning_joiner_ = false;
+  return true;
 }
 
 void consumer_group::on_assignment_timer(uint64_t timer, int64_t now_ms) {
@@ -665,6 +780,11 @@ void consumer_group::unindex(const consumer_member& m) {
   };
   drop(m.assigned);
   drop(m.pending_revocation);
+  if (m.state == member_state::stable) {
+    auto i = stable_at_epoch_.find(m.member_epoch);
+    if (i != stable_at_epoch_.end() && --i->second == 0)
+      stable_at_epoch_.erase(i);
+  }
   if (m.instance_id) {
     auto s = static_members_.find(*m.instance_id);
     if (s != static_members_.end() && s->second == m.member_id)
@@ -694,6 +814,8 @@ void consumer_group::index(const consumer_member& m) {
   };
   take(m.assigned);
   take(m.pending_revocation);
+  if (m.state == member_state::stable)
+    ++stable_at_epoch_[m.member_epoch];
   if (m.instance_id)
     static_members_[*m.instance_id] = m.member_id;
   for (const auto& name : m.subscribed_topic_names)
@@ -704,6 +826,7 @@ void consumer_group::index(const consumer_member& m) {
 
 void consumer_group::rebuild_indexes() {
   partition_owners_.clear();
+  stable_at_epoch_.clear();
   static_members_.clear();
   subscribed_topics_.clear();
   server_assignors_.clear();
@@ -727,6 +850,10 @@ void consumer_group::append(consumer_group_record r) {
     if (auto m = member(id))
       index(*m);
   } else {
+    if (!assigning_joiner_
+        && (std::holds_alternative<target_assignment_record>(r)
+            || std::holds_alternative<target_assignment_epoch_record>(r)))
+      target_counts_.valid = false;
     image_.apply(r);
   }
   effects_.records.push_back(std::move(r));
@@ -1055,6 +1182,7 @@ void consumer_group::restore(consumer_group_image image, int64_t now_ms) {
   }
   image_ = std::move(image);
   rebuild_indexes();
+  target_counts_ = {};
   timers_.clear();
   // The group's next change runs the assignor at once, as a new
   // coordinator's does.
@@ -1084,7 +1212,18 @@ void consumer_group::shutdown() {
 void consumer_group::update_state(const std::string& reason) {
   if (state_ == consumer_group_state::dead)
     return;
-  auto next = derive_state(image_);
+  // derive_state without its walk over the members: the members stable
+  // at the assignment epoch are counted as the records come.
+  auto next = consumer_group_state::stable;
+  if (image_.members.empty()) {
+    next = consumer_group_state::empty;
+  } else if (image_.group_epoch > image_.assignment_epoch) {
+    next = consumer_group_state::assigning;
+  } else {
+    auto i = stable_at_epoch_.find(image_.assignment_epoch);
+    if (i == stable_at_epoch_.end() || i->second != image_.members.size())
+      next = consumer_group_state::reconciling;
+  }
   if (next == state_)
     return;
   effects_.transitions.push_back(

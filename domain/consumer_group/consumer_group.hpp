@@ -288,7 +288,19 @@ private:
   /// was less than group.consumer.assignment.interval.ms ago; then the
   /// assignment timer is armed for the rest of the interval and the members
   /// keep reconciling towards the last target meanwhile.
-  void maybe_update_target_assignment(int64_t now_ms);
+  /// `joined` is the member this heartbeat created, if any: a join that
+  /// the interval would make wait gets its share at once when
+  /// assign_joiner can give it (docs/ARCHITECTURE.md §3, "KIP-848
+  /// incremental joins").
+  void maybe_update_target_assignment(int64_t now_ms,
+                                      const std::string* joined = nullptr);
+  /// The uniform assignor's answer for one new member of a homogeneous,
+  /// balanced group, without running it over the whole group: the joiner
+  /// takes its quota one partition at a time from the members holding the
+  /// most. False (nothing written) when the group is not in that shape:
+  /// the target lags more than this join, another assignor, a
+  /// heterogeneous subscription, a changed topic or an unbalanced target.
+  bool assign_joiner(const std::string& member_id);
   /// maybeReconcile; false when the member must be fenced.
   bool maybe_reconcile(const std::string& member_id,
                        const std::optional<partition_assignment>& owned);
@@ -320,8 +332,8 @@ private:
   consumer_group_assignment
   to_wire(const partition_assignment& assignment) const;
   consumer_group_heartbeat_response answer(const failure& f) const;
-  int32_t heartbeat_interval_for(const consumer_member& m,
-                                 int64_t now_ms) const;
+  int32_t heartbeat_interval_for(const consumer_member& m, int64_t now_ms,
+                                 std::optional<int64_t> epoch_moved_ms) const;
 
   // -- state -------------------------------------------------------------------
 
@@ -333,6 +345,9 @@ private:
 
   // Derived from image_ (Kafka keeps the same indexes in ConsumerGroup).
   std::map<uuid, std::map<int32_t, partition_owner>> partition_owners_;
+  /// Member epoch -> members Stable at it (Kafka's group state needs
+  /// every member stable at the assignment epoch).
+  std::map<int32_t, size_t> stable_at_epoch_;
   /// group.instance.id -> member id.
   std::map<std::string, std::string> static_members_;
   /// Subscribed topic name -> number of subscribers.
@@ -352,6 +367,25 @@ private:
   std::optional<int64_t> last_assignment_ms_;
   /// The armed assignment timer, 0 for none.
   uint64_t assignment_timer_ = 0;
+  /// When a heartbeat last moved the group epoch (a join or a subscription
+  /// change): members heard within a short window after it come back soon
+  /// (heartbeat_interval_for).
+  std::optional<int64_t> last_epoch_bump_ms_;
+
+  /// The target's members by partition count, for assign_joiner. Valid
+  /// while every target record since it was built came from assign_joiner
+  /// itself; any other target change drops it and the next incremental
+  /// join builds it again (once per assignor run).
+  struct target_counts {
+    bool valid = false;
+    /// The partition counts of the subscribed topics it was built with.
+    std::map<uuid, int32_t> partition_counts;
+    std::map<size_t, std::set<std::string>> by_count;
+    size_t total = 0;
+  };
+  target_counts target_counts_;
+  /// assign_joiner's own records keep target_counts_ valid.
+  bool assigning_joiner_ = false;
   /// Dead because offsets expiry deleted it (restore undoes it), not
   /// because the coordinator gave it up.
   bool expired_ = false;

@@ -85,9 +85,12 @@ struct cg_fixture : test::sim_fixture {
   group_config config = test::consumer_config();
 
   explicit cg_fixture(bool with_log = true,
-                      std::optional<int32_t> assignment_interval_ms = {}) {
+                      std::optional<int32_t> assignment_interval_ms = {},
+                      std::vector<std::string> assignors = {}) {
     if (assignment_interval_ms)
       config.consumer_assignment_interval_ms = *assignment_interval_ms;
+    if (!assignors.empty())
+      config.consumer_assignors = std::move(assignors);
     if (with_log) {
       log = sys.spawn(fake_replica, box);
       to_stop.push_back(caf::actor_cast<caf::actor>(log));
@@ -369,7 +372,9 @@ TEST_CASE("new partitions of a subscribed topic are assigned on the next "
 
 TEST_CASE("the assignment timer runs a delayed target assignment without "
           "waiting for a heartbeat (KIP-1263)") {
-  cg_fixture fx{true, 1000};
+  // The range assignor: its joins wait for the interval (the uniform one
+  // gives a joiner its share at once when it can).
+  cg_fixture fx{true, 1000, {"range"}};
   client m1{"m1"};
   client m2{"m2"};
   fx.beat(m1);

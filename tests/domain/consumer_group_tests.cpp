@@ -459,9 +459,14 @@ TEST_CASE("a subscription change bumps the group epoch and recomputes the "
 
 namespace {
 
-group_config batching(int32_t interval_ms = 1000) {
+/// Batching with the range assignor: a join waits for the interval there.
+/// The uniform assignor gives a joiner its share at once when it can
+/// (assign_joiner; the incremental join tests below).
+group_config batching(int32_t interval_ms = 1000,
+                      std::vector<std::string> assignors = {"range"}) {
   auto cfg = consumer_config();
   cfg.consumer_assignment_interval_ms = interval_ms;
+  cfg.consumer_assignors = std::move(assignors);
   return cfg;
 }
 
@@ -542,14 +547,14 @@ TEST_CASE("a member that heartbeats while an assignor run waits is asked "
   cg_driver d{batching()};
   auto first = d.join("m1");
   CHECK(first.heartbeat_interval_ms == 5000); // nothing pending
-  d.advance(300);
+  d.advance(600);
   // m2's join waits for the run at 1000 ms: both are asked back at 1001.
   auto j = d.join("m2");
-  CHECK(j.heartbeat_interval_ms == 701);
+  CHECK(j.heartbeat_interval_ms == 401);
   d.advance(200);
   auto r = d.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
-  CHECK(r.heartbeat_interval_ms == 501);
-  d.advance(501);
+  CHECK(r.heartbeat_interval_ms == 201);
+  d.advance(201);
   // The run happened; m1 learns what to revoke and is asked back after a
   // tenth of the interval, to acknowledge it.
   auto revoke = d.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
@@ -570,6 +575,8 @@ TEST_CASE("a member waiting for partitions another member still owns, and "
   REQUIRE(r.assignment);
   CHECK(r.heartbeat_interval_ms == 500); // it has partitions to revoke
   auto kept = from_wire(r.assignment->topic_partitions);
+  // Past the tenth after m2's join (that window asks everyone back soon).
+  d.advance(500);
   auto acked = d.beat("m1", 1, kept);
   CHECK(acked.heartbeat_interval_ms == 5000);
   auto got = d.beat("m2", 2, partition_assignment{});
@@ -637,6 +644,161 @@ TEST_CASE("a member that unsubscribes from a topic revokes its partitions "
   CHECK(d.member("m1").state == member_state::stable);
   CHECK(d.member("m1").assigned == kept);
   CHECK(d.member("m1").pending_revocation.empty());
+}
+
+// -- incremental joins (uniform assignor) ------------------------------------------
+
+namespace {
+
+/// Every partition of `topics` in exactly one member's target, and every
+/// member within one partition of the others.
+void check_balanced_target(const cg_driver& d,
+                           const std::vector<topic_info>& topics) {
+  std::map<std::pair<uuid, int32_t>, int> holders;
+  size_t least = SIZE_MAX, most = 0;
+  for (const auto& [id, m] : d.g.image().members) {
+    auto c = partition_count(d.g.target_of(id));
+    least = std::min(least, c);
+    most = std::max(most, c);
+    for (const auto& [t, ps] : d.g.target_of(id))
+      for (auto p : ps)
+        ++holders[{t, p}];
+  }
+  CHECK(most - least <= 1);
+  size_t total = 0;
+  for (const auto& t : topics)
+    for (int32_t p = 0; p < t.partitions; ++p) {
+      ++total;
+      CHECK(holders[{t.id, p}] == 1);
+    }
+  CHECK(holders.size() == total);
+}
+
+} // namespace
+
+TEST_CASE("a member joining a homogeneous group within the assignment "
+          "interval gets its share at once, taken from the member holding "
+          "the most") {
+  cg_driver d{batching(1000, {"uniform"})};
+  d.join("m1");
+  d.advance(300);
+  auto j = d.join("m2");
+  // No wait for the interval: the target is at the new epoch already.
+  CHECK(d.g.group_epoch() == 2);
+  CHECK(d.g.assignment_epoch() == 2);
+  for (const auto& t : d.timers)
+    CHECK(t.kind != cg_driver::timer::assignment);
+  CHECK(partition_count(d.g.target_of("m1")) == 3);
+  CHECK(partition_count(d.g.target_of("m2")) == 3);
+  CHECK(j.member_epoch == 2);
+  // m1 still owns them: m2 waits for their release, m1 revokes.
+  CHECK(d.member("m2").state == member_state::unreleased_partitions);
+  auto revoke = d.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
+  REQUIRE(revoke.assignment);
+  auto kept = from_wire(revoke.assignment->topic_partitions);
+  CHECK(kept == d.g.target_of("m1"));
+  d.beat("m1", revoke.member_epoch, kept);
+  auto got = d.beat("m2", 2, partition_assignment{});
+  REQUIRE(got.assignment);
+  CHECK(from_wire(got.assignment->topic_partitions) == d.g.target_of("m2"));
+  CHECK(d.g.state() == consumer_group_state::stable);
+  // The records replay to the same targets (a new coordinator sees them).
+  auto image = replay(d.records);
+  CHECK(image.target_assignment == d.g.image().target_assignment);
+  CHECK(image.assignment_epoch == 2);
+}
+
+TEST_CASE("incremental joins keep the uniform assignor's balance and move "
+          "only the joiner's share") {
+  auto t = make_topic("t", 100);
+  cg_driver d{batching(1000, {"uniform"}), {t}};
+  d.join("m00");
+  for (int i = 1; i < 37; ++i) {
+    d.advance(5);
+    auto before = d.g.image().target_assignment;
+    auto id = std::string(i < 10 ? "m0" : "m") + std::to_string(i);
+    d.join(id);
+    INFO("member " << id);
+    CHECK(d.g.assignment_epoch() == d.g.group_epoch());
+    check_balanced_target(d, {t});
+    // UniformAssignor's quota for a newcomer, and no other partition moved.
+    auto quota = static_cast<size_t>(100 / (i + 1));
+    CHECK(partition_count(d.g.target_of(id)) == quota);
+    size_t moved = 0;
+    for (const auto& [m, a] : before)
+      for (const auto& [topic, ps] : a)
+        for (auto p : ps)
+          moved += d.g.target_of(m).count(topic) == 0
+                   || d.g.target_of(m).at(topic).count(p) == 0;
+    CHECK(moved == quota);
+  }
+  CHECK(replay(d.records).target_assignment == d.g.image().target_assignment);
+}
+
+TEST_CASE("a join that is not the group's only change since its last target, "
+          "or makes the group heterogeneous, waits for the assignment "
+          "interval") {
+  auto u = make_topic("u", 2);
+  cg_driver d{batching(1000, {"uniform"}), {t6, u}};
+  d.join("m1");
+  d.advance(100);
+  // m2 also subscribes to u: the uniform assignor's heterogeneous case.
+  d.join("m2", {"t", "u"});
+  CHECK(d.g.group_epoch() == 2);
+  CHECK(d.g.assignment_epoch() == 1);
+  d.advance(100);
+  // m3 matches m1, but m2's change still waits: m3 waits with it.
+  d.join("m3");
+  CHECK(d.g.assignment_epoch() == 1);
+  CHECK(d.g.target_of("m3").empty());
+  d.advance(800);
+  CHECK(d.g.assignment_epoch() == 3);
+  CHECK(partition_count(d.g.target_of("m3")) > 0);
+}
+
+TEST_CASE("the range assignor's joins wait for the assignment interval") {
+  cg_driver d{batching(1000, {"range"})};
+  d.join("m1");
+  d.advance(100);
+  d.join("m2");
+  CHECK(d.g.assignment_epoch() == 1);
+}
+
+TEST_CASE("while joins keep moving the group epoch, members are asked back "
+          "after a tenth of the heartbeat interval, and after the whole "
+          "interval once a tenth passed without a change") {
+  cg_driver d;
+  CHECK(d.join("m1").heartbeat_interval_ms == 5000);
+  d.advance(1000);
+  // A join into a quiet group: the joiner's own change does not shorten
+  // its interval (it waits for m1's partitions, so it is asked back soon).
+  auto j = d.join("m2");
+  CHECK(d.member("m2").state == member_state::unreleased_partitions);
+  CHECK(j.heartbeat_interval_ms == 500);
+  d.advance(10);
+  auto r = d.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
+  REQUIRE(r.assignment);
+  auto kept = from_wire(r.assignment->topic_partitions);
+  // m1 has revoked: stable, yet m2's join is 10 ms old.
+  auto acked = d.beat("m1", r.member_epoch, kept);
+  CHECK(d.member("m1").state == member_state::stable);
+  CHECK(acked.heartbeat_interval_ms == 500);
+  d.advance(490);
+  CHECK(d.beat("m1", r.member_epoch, kept).heartbeat_interval_ms == 5000);
+  auto m2 = d.beat("m2", 2, partition_assignment{});
+  CHECK(d.member("m2").state == member_state::stable);
+  CHECK(m2.heartbeat_interval_ms == 5000);
+  // A third member 200 ms after the second: a join storm's joiner is asked
+  // back soon even when it has nothing to wait for.
+  auto cfg = consumer_config();
+  cg_driver e{cfg, {make_topic("t", 1)}};
+  e.join("a");
+  e.advance(1000);
+  e.join("b");
+  e.advance(200);
+  auto c = e.join("c");
+  CHECK(e.member("c").state == member_state::stable);
+  CHECK(c.heartbeat_interval_ms == 500);
 }
 
 TEST_CASE("a restored group runs its next assignment at once") {
@@ -915,6 +1077,9 @@ TEST_CASE("no partition is ever owned by two members at once, whatever the "
             REQUIRE((contains(m->assigned, t, p)
                      || contains(m->pending_revocation, t, p)));
       }
+      // The state kept from counts is the one the members' walk derives.
+      if (d.g.state() != consumer_group_state::dead)
+        REQUIRE(d.g.state() == derive_state(d.g.image()));
     };
     for (int step = 0; step < 3000; ++step) {
       auto action = pick(100);
