@@ -586,6 +586,16 @@ void consumer_group::maybe_update_target_assignment(int64_t now_ms,
   last_assignment_ms_ = now_ms;
 }
 
+namespace {
+
+/// The most partitions an incremental join may write in target records
+/// (the joiner's and its donors' whole targets). A 10,000-partition group
+/// stays within it from its second member; a 100,000-partition one once
+/// it has about 700 (docs/ARCHITECTURE.md §3, "KIP-848 incremental joins").
+constexpr size_t incremental_join_budget = 16384;
+
+} // namespace
+
 bool consumer_group::assign_joiner(const std::string& member_id) {
   // Only this join since the last target, by the uniform assignor.
   if (image_.group_epoch != image_.assignment_epoch + 1
@@ -648,6 +658,13 @@ bool consumer_group::assign_joiner(const std::string& member_id) {
   // partitions stay with those holding the most). Taking one at a time
   // from a member holding the most leaves everyone within one partition.
   const size_t quota = idx.total / n;
+  // Each donor's record carries its whole new target: a join into a small
+  // group of many partitions rewrites nearly all of them. Past the budget
+  // the join waits for the interval's one run, which pays that once for
+  // every join it covers.
+  const size_t most = idx.by_count.rbegin()->first;
+  if (quota + std::min(quota, n - 1) * most > incremental_join_budget)
+    return false;
   std::map<std::string, partition_assignment> changed;
   auto& mine = changed[member_id];
   for (size_t k = 0; k < quota; ++k) {

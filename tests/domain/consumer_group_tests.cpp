@@ -754,6 +754,21 @@ TEST_CASE("a join that is not the group's only change since its last target, "
   CHECK(partition_count(d.g.target_of("m3")) > 0);
 }
 
+TEST_CASE("a join that would rewrite the targets of too many partitions "
+          "waits for the assignment interval's one run") {
+  // m2 would take 20,000 of m1's 40,000: both whole targets rewritten.
+  auto big = make_topic("t", 40000);
+  cg_driver d{batching(1000, {"uniform"}), {big}};
+  d.join("m1");
+  d.advance(100);
+  d.join("m2");
+  CHECK(d.g.assignment_epoch() == 1);
+  CHECK(d.g.target_of("m2").empty());
+  d.advance(900);
+  CHECK(d.g.assignment_epoch() == 2);
+  CHECK(partition_count(d.g.target_of("m2")) == 20000);
+}
+
 TEST_CASE("the range assignor's joins wait for the assignment interval") {
   cg_driver d{batching(1000, {"range"})};
   d.join("m1");
