@@ -312,6 +312,7 @@ consumer_group::join_or_heartbeat(const consumer_group_heartbeat_request& req,
                      + std::to_string(config_.consumer_max_size)
                      + " members."});
   auto member_id = req.member_id.empty() ? generate_member_id() : req.member_id;
+  const auto epoch_before = image_.group_epoch;
   auto owned = resolve(req.topic_partitions);
   auto found = find_or_create_member(req, member_id, owned);
   if (auto f = std::get_if<failure>(&found))
@@ -343,6 +344,8 @@ consumer_group::join_or_heartbeat(const consumer_group_heartbeat_request& req,
       bump = true;
   }
   int32_t epoch = image_.group_epoch;
+  // The last epoch change before this heartbeat's own.
+  const auto changed_before = last_epoch_bump_ms_;
   if (bump || metadata_refresh_needed_) {
     auto metadata = compute_subscription_metadata();
     if (metadata != image_.subscription_metadata) {
@@ -355,6 +358,7 @@ consumer_group::join_or_heartbeat(const consumer_group_heartbeat_request& req,
     if (bump) {
       epoch += 1;
       append(group_epoch_record{epoch, false});
+      last_epoch_bump_ms_ = now_ms;
     }
     metadata_refresh_needed_ = false;
   }
@@ -375,7 +379,9 @@ consumer_group::join_or_heartbeat(const consumer_group_heartbeat_request& req,
   consumer_group_heartbeat_response r;
   r.member_id = member_id;
   r.member_epoch = now.member_epoch;
-  r.heartbeat_interval_ms = heartbeat_interval_for(now, now_ms);
+  r.heartbeat_interval_ms = heartbeat_interval_for(
+    now, now_ms,
+    image_.group_epoch != epoch_before ? changed_before : last_epoch_bump_ms_);
   // Kafka sends the assignment on a full request (join, or all of the
   // fields a member sends after an error) and whenever it changed.
   bool full = req.member_epoch == 0
@@ -399,14 +405,27 @@ consumer_group::join_or_heartbeat(const consumer_group_heartbeat_request& req,
 ///   interval (at least 100 ms): the Java consumer acknowledges a
 ///   revocation at once, but not every client does (@platformatic/kafka
 ///   waits for its next heartbeat), and the members waiting for the
-///   partitions learn that they are free only by asking.
-/// Never longer than the configured interval.
-int32_t consumer_group::heartbeat_interval_for(const consumer_member& m,
-                                               int64_t now_ms) const {
+///   partitions learn that they are free only by asking;
+/// - while joins keep coming (the group epoch moved, by another member's
+///   heartbeat, less than that tenth ago), every member comes back after
+///   the tenth too: the next joiner may take a partition from it
+///   (assign_joiner), and it learns so only by asking. A lone join into a
+///   quiet group changes nothing for the joiner itself; a storm of joins
+///   costs each member one extra heartbeat per tenth while it lasts.
+/// Never longer than the configured interval. `epoch_moved_ms`: when the
+/// group epoch last moved before this heartbeat's own change.
+int32_t consumer_group::heartbeat_interval_for(
+  const consumer_member& m, int64_t now_ms,
+  std::optional<int64_t> epoch_moved_ms) const {
   int64_t interval = config_.consumer_heartbeat_interval_ms;
   const int64_t soon = std::max<int64_t>(100, interval / 10);
   if (m.state == member_state::unreleased_partitions
       || m.state == member_state::unrevoked_partitions)
+    interval = std::min(interval, soon);
+  // While joins keep moving the group epoch, a member may have to give up
+  // a partition to the next joiner: it comes back soon, and once a whole
+  // window passes without a change the group is told its usual interval.
+  if (epoch_moved_ms && now_ms - *epoch_moved_ms < soon)
     interval = std::min(interval, soon);
   if (assignment_timer_ != 0 && last_assignment_ms_) {
     auto run_at =

@@ -332,8 +332,8 @@ private:
   consumer_group_assignment
   to_wire(const partition_assignment& assignment) const;
   consumer_group_heartbeat_response answer(const failure& f) const;
-  int32_t heartbeat_interval_for(const consumer_member& m,
-                                 int64_t now_ms) const;
+  int32_t heartbeat_interval_for(const consumer_member& m, int64_t now_ms,
+                                 std::optional<int64_t> epoch_moved_ms) const;
 
   // -- state -------------------------------------------------------------------
 
@@ -367,6 +367,10 @@ private:
   std::optional<int64_t> last_assignment_ms_;
   /// The armed assignment timer, 0 for none.
   uint64_t assignment_timer_ = 0;
+  /// When a heartbeat last moved the group epoch (a join or a subscription
+  /// change): members heard within a short window after it come back soon
+  /// (heartbeat_interval_for).
+  std::optional<int64_t> last_epoch_bump_ms_;
 
   /// The target's members by partition count, for assign_joiner. Valid
   /// while every target record since it was built came from assign_joiner

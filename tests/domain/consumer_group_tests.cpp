@@ -547,14 +547,14 @@ TEST_CASE("a member that heartbeats while an assignor run waits is asked "
   cg_driver d{batching()};
   auto first = d.join("m1");
   CHECK(first.heartbeat_interval_ms == 5000); // nothing pending
-  d.advance(300);
+  d.advance(600);
   // m2's join waits for the run at 1000 ms: both are asked back at 1001.
   auto j = d.join("m2");
-  CHECK(j.heartbeat_interval_ms == 701);
+  CHECK(j.heartbeat_interval_ms == 401);
   d.advance(200);
   auto r = d.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
-  CHECK(r.heartbeat_interval_ms == 501);
-  d.advance(501);
+  CHECK(r.heartbeat_interval_ms == 201);
+  d.advance(201);
   // The run happened; m1 learns what to revoke and is asked back after a
   // tenth of the interval, to acknowledge it.
   auto revoke = d.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
@@ -575,6 +575,8 @@ TEST_CASE("a member waiting for partitions another member still owns, and "
   REQUIRE(r.assignment);
   CHECK(r.heartbeat_interval_ms == 500); // it has partitions to revoke
   auto kept = from_wire(r.assignment->topic_partitions);
+  // Past the tenth after m2's join (that window asks everyone back soon).
+  d.advance(500);
   auto acked = d.beat("m1", 1, kept);
   CHECK(acked.heartbeat_interval_ms == 5000);
   auto got = d.beat("m2", 2, partition_assignment{});
@@ -775,6 +777,43 @@ TEST_CASE("the range assignor's joins wait for the assignment interval") {
   d.advance(100);
   d.join("m2");
   CHECK(d.g.assignment_epoch() == 1);
+}
+
+TEST_CASE("while joins keep moving the group epoch, members are asked back "
+          "after a tenth of the heartbeat interval, and after the whole "
+          "interval once a tenth passed without a change") {
+  cg_driver d;
+  CHECK(d.join("m1").heartbeat_interval_ms == 5000);
+  d.advance(1000);
+  // A join into a quiet group: the joiner's own change does not shorten
+  // its interval (it waits for m1's partitions, so it is asked back soon).
+  auto j = d.join("m2");
+  CHECK(d.member("m2").state == member_state::unreleased_partitions);
+  CHECK(j.heartbeat_interval_ms == 500);
+  d.advance(10);
+  auto r = d.beat("m1", 1, parts(t6, {0, 1, 2, 3, 4, 5}));
+  REQUIRE(r.assignment);
+  auto kept = from_wire(r.assignment->topic_partitions);
+  // m1 has revoked: stable, yet m2's join is 10 ms old.
+  auto acked = d.beat("m1", r.member_epoch, kept);
+  CHECK(d.member("m1").state == member_state::stable);
+  CHECK(acked.heartbeat_interval_ms == 500);
+  d.advance(490);
+  CHECK(d.beat("m1", r.member_epoch, kept).heartbeat_interval_ms == 5000);
+  auto m2 = d.beat("m2", 2, partition_assignment{});
+  CHECK(d.member("m2").state == member_state::stable);
+  CHECK(m2.heartbeat_interval_ms == 5000);
+  // A third member 200 ms after the second: a join storm's joiner is asked
+  // back soon even when it has nothing to wait for.
+  auto cfg = consumer_config();
+  cg_driver e{cfg, {make_topic("t", 1)}};
+  e.join("a");
+  e.advance(1000);
+  e.join("b");
+  e.advance(200);
+  auto c = e.join("c");
+  CHECK(e.member("c").state == member_state::stable);
+  CHECK(c.heartbeat_interval_ms == 500);
 }
 
 TEST_CASE("a restored group runs its next assignment at once") {
