@@ -610,7 +610,7 @@ namespace {
 /// The most partitions an incremental join may write in target records
 /// (the joiner's and its donors' whole targets). A 10,000-partition group
 /// stays within it from its second member; a 100,000-partition one once
-/// it has about 700 (docs/ARCHITECTURE.md §3, "KIP-848 incremental joins").
+/// it has about 800 (docs/ARCHITECTURE.md §3, "KIP-848 incremental joins").
 constexpr size_t incremental_join_budget = 16384;
 
 } // namespace
