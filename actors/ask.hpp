@@ -15,6 +15,65 @@
 
 namespace troupe {
 
+namespace detail {
+
+/// A response handler that first takes its request's timeout out of the
+/// actor clock (see request_then), then runs `f`.
+template <class Self, class F,
+          class Args = typename caf::detail::get_callable_trait<F>::arg_types>
+struct settling_handler;
+
+template <class Self, class F, class... Ts>
+struct settling_handler<Self, F, caf::detail::type_list<Ts...>> {
+  Self* self;
+  caf::message_id id;
+  bool armed;
+  F f;
+  auto operator()(Ts... xs) {
+    if (armed)
+      self->clock().cancel_request_timeout(self, id);
+    return f(std::forward<Ts>(xs)...);
+  }
+};
+
+} // namespace detail
+
+/// `self->request(to, timeout, req).then(on_answer, on_error)`, except that
+/// the request's timeout leaves the actor clock once the answer or an error
+/// arrives. CAF 0.17 keeps every request's timeout entry (two nodes of the
+/// clock's multimaps, about 200 bytes) until it fires, then delivers a
+/// stale timeout the actor drops: a Kafka listener kept every request's
+/// for 30 s. The cancellation wakes CAF's clock thread, so a burst of them
+/// costs time: the consumer's JoinGroup and SyncGroup do without
+/// (docs/ARCHITECTURE.md §5).
+template <class Self, class Handle, class Req, class OnAnswer, class OnError>
+void request_then(Self* self, const Handle& to, caf::duration timeout,
+                  Req&& req, OnAnswer on_answer, OnError on_error) {
+  auto handle = self->request(to, timeout, std::forward<Req>(req));
+  // No entry was made for a null handle or an infinite timeout.
+  bool armed = static_cast<bool>(to) && timeout.valid();
+  auto id = handle.id();
+  auto on_error_settled = [self, id, armed,
+                           g = std::move(on_error)](caf::error& err) mutable {
+    // A timeout that fired has left the clock already.
+    if (armed && err != caf::sec::request_timeout)
+      self->clock().cancel_request_timeout(self, id);
+    g(err);
+  };
+  handle.then(detail::settling_handler<Self, OnAnswer>{self, id, armed,
+                                                       std::move(on_answer)},
+              std::move(on_error_settled));
+}
+
+template <class Self, class Handle, class Req, class OnAnswer, class OnError,
+          class Rep, class Period>
+void request_then(Self* self, const Handle& to,
+                  std::chrono::duration<Rep, Period> timeout, Req&& req,
+                  OnAnswer on_answer, OnError on_error) {
+  request_then(self, to, caf::duration{timeout}, std::forward<Req>(req),
+               std::move(on_answer), std::move(on_error));
+}
+
 /// Sends `req` to `to`; `k(caf::expected<Res>)` runs in `self` when the
 /// answer, an error or the timeout arrives. A null handle answers
 /// sec::invalid_argument at once.
@@ -26,11 +85,12 @@ void ask(Self* self, const Handle& to, std::chrono::milliseconds timeout,
     return;
   }
   auto shared = std::make_shared<K>(std::move(k));
-  self->request(to, timeout, std::move(req))
-    .then([shared](Res& res) { (*shared)(caf::expected<Res>{std::move(res)}); },
-          [shared](caf::error& err) {
-            (*shared)(caf::expected<Res>{std::move(err)});
-          });
+  request_then(
+    self, to, timeout, std::move(req),
+    [shared](Res& res) { (*shared)(caf::expected<Res>{std::move(res)}); },
+    [shared](caf::error& err) {
+      (*shared)(caf::expected<Res>{std::move(err)});
+    });
 }
 
 /// Sends every (handle, request) pair at once. `each(i, answer)` sees each

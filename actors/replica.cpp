@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/ask.hpp"
 #include "actors/clock.hpp"
 #include "actors/metrics.hpp"
 #include "actors/timeouts.hpp"
@@ -231,6 +232,26 @@ void retry_later(replica_ptr self, uint64_t role_epoch) {
                      follower_fetch_tick{role_epoch});
 }
 
+/// A follower's log operation failed: its producer state is no longer
+/// known to match the log; try again later.
+template <class Backoff>
+auto log_op_failed(replica_ptr self, Backoff backoff) {
+  return [self, backoff](caf::error&) {
+    --self->state.follower_log_ops;
+    self->state.producers_current = false;
+    backoff();
+  };
+}
+
+/// A request to the leader failed: try again later, unless it was given up.
+template <class Backoff>
+auto leader_unanswered(replica_ptr self, uint64_t id, Backoff backoff) {
+  return [self, id, backoff](caf::error&) {
+    if (!abandoned(self, id))
+      backoff();
+  };
+}
+
 /// Kafka's truncation on becoming a follower: ask the leader where our
 /// latest epoch ends in its log and cut our log there, then fetch.
 void truncate_then_fetch(replica_ptr self) {
@@ -245,62 +266,54 @@ void truncate_then_fetch(replica_ptr self) {
   auto id = send_to_leader(st, leader);
   epoch_end_offset_request req{st.partition, st.latest_epoch,
                                st.metadata->leader_epoch};
-  self->request(leader, cluster_request_timeout, req)
-    .then(
-      [self, epoch, id, backoff](epoch_end_offset_response& r) {
-        if (stale(self, epoch) || abandoned(self, id))
-          return;
-        auto& st = self->state;
-        if (r.error != error_code::none) {
+  request_then(
+    self, leader, cluster_request_timeout, req,
+    [self, epoch, id, backoff](epoch_end_offset_response& r) {
+      if (stale(self, epoch) || abandoned(self, id))
+        return;
+      auto& st = self->state;
+      if (r.error != error_code::none) {
+        st.fetching = false;
+        backoff();
+        return;
+      }
+      log_diverge_request cut{st.partition, r.leader_epoch, r.end_offset,
+                              st.high_watermark};
+      ++st.follower_log_ops;
+      ask_log(self, cut).then(
+        [self, epoch, backoff](log_epoch_response& l) {
+          --self->state.follower_log_ops;
+          if (stale(self, epoch)) {
+            if (l.error == error_code::none)
+              log_changed_under_role(self, l.log_start_offset, l.log_end_offset,
+                                     l.latest_epoch);
+            return;
+          }
+          auto& st = self->state;
           st.fetching = false;
-          backoff();
-          return;
-        }
-        log_diverge_request cut{st.partition, r.leader_epoch, r.end_offset,
-                                st.high_watermark};
-        ++st.follower_log_ops;
-        ask_log(self, cut)
-          .then(
-            [self, epoch, backoff](log_epoch_response& l) {
-              --self->state.follower_log_ops;
-              if (stale(self, epoch)) {
-                if (l.error == error_code::none)
-                  log_changed_under_role(self, l.log_start_offset,
-                                         l.log_end_offset, l.latest_epoch);
-                return;
-              }
-              auto& st = self->state;
-              st.fetching = false;
-              if (l.error != error_code::none) {
-                spdlog::error("replica {} on broker {}: truncation failed: {}",
-                              to_string(st.partition), st.broker_id,
-                              to_string(l.error));
-                backoff();
-                return;
-              }
-              // A truncated log has lost batches the producer state
-              // remembers: it is replayed again when next needed.
-              if (l.log_end_offset < st.log_end_offset)
-                st.producers_current = false;
-              st.log_start_offset = l.log_start_offset;
-              st.log_end_offset = l.log_end_offset;
-              st.latest_epoch = l.latest_epoch;
-              st.high_watermark = std::min(
-                std::max(st.high_watermark, st.log_start_offset),
-                st.log_end_offset);
-              st.truncated = true;
-              fetch_from_leader(self);
-            },
-            [self, backoff](caf::error&) {
-              --self->state.follower_log_ops;
-              self->state.producers_current = false;
-              backoff();
-            });
-      },
-      [self, id, backoff](caf::error&) {
-        if (!abandoned(self, id))
-          backoff();
-      });
+          if (l.error != error_code::none) {
+            spdlog::error("replica {} on broker {}: truncation failed: {}",
+                          to_string(st.partition), st.broker_id,
+                          to_string(l.error));
+            backoff();
+            return;
+          }
+          // A truncated log has lost batches the producer state
+          // remembers: it is replayed again when next needed.
+          if (l.log_end_offset < st.log_end_offset)
+            st.producers_current = false;
+          st.log_start_offset = l.log_start_offset;
+          st.log_end_offset = l.log_end_offset;
+          st.latest_epoch = l.latest_epoch;
+          st.high_watermark =
+            std::min(std::max(st.high_watermark, st.log_start_offset),
+                     st.log_end_offset);
+          st.truncated = true;
+          fetch_from_leader(self);
+        },
+        log_op_failed(self, backoff));
+    },
+    leader_unanswered(self, id, backoff));
 }
 
 void become_follower(replica_ptr self) {
@@ -405,36 +418,36 @@ void send_alter_isr(replica_ptr self) {
   auto before = L.isr().size();
   alter_isr_request req{st.partition, st.broker_id, L.leader_epoch(),
                         st.metadata->partition_epoch, *L.proposed_isr()};
-  self->request(st.controller, cluster_request_timeout, req)
-    .then(
-      [self, epoch, before](alter_isr_response& r) {
-        if (stale(self, epoch))
-          return;
-        auto& st = self->state;
-        st.alter_isr_in_flight = false;
-        auto& L = *st.leader;
-        if (r.state.leader != st.broker_id
-            || r.state.leader_epoch != L.leader_epoch())
-          return; // leadership moved; the controller's update follows
-        if (r.state.partition_epoch < st.metadata->partition_epoch) {
-          after_leader_change(self); // a newer state arrived first
-          return;
-        }
-        if (r.error == error_code::none) {
-          auto after = r.state.isr.size();
-          (after < before ? metrics().isr_shrinks : metrics().isr_expands)++;
-          spdlog::info("replica {}: ISR {} to {} replicas",
-                       to_string(st.partition),
-                       after < before ? "shrinks" : "expands", after);
-        }
-        st.metadata = r.state;
-        L.apply_isr(r.state.isr);
-        after_leader_change(self);
-      },
-      [self, epoch](caf::error&) {
-        if (!stale(self, epoch))
-          self->state.alter_isr_in_flight = false; // the next tick retries
-      });
+  request_then(
+    self, st.controller, cluster_request_timeout, req,
+    [self, epoch, before](alter_isr_response& r) {
+      if (stale(self, epoch))
+        return;
+      auto& st = self->state;
+      st.alter_isr_in_flight = false;
+      auto& L = *st.leader;
+      if (r.state.leader != st.broker_id
+          || r.state.leader_epoch != L.leader_epoch())
+        return; // leadership moved; the controller's update follows
+      if (r.state.partition_epoch < st.metadata->partition_epoch) {
+        after_leader_change(self); // a newer state arrived first
+        return;
+      }
+      if (r.error == error_code::none) {
+        auto after = r.state.isr.size();
+        (after < before ? metrics().isr_shrinks : metrics().isr_expands)++;
+        spdlog::info("replica {}: ISR {} to {} replicas",
+                     to_string(st.partition),
+                     after < before ? "shrinks" : "expands", after);
+      }
+      st.metadata = r.state;
+      L.apply_isr(r.state.isr);
+      after_leader_change(self);
+    },
+    [self, epoch](caf::error&) {
+      if (!stale(self, epoch))
+        self->state.alter_isr_in_flight = false; // the next tick retries
+    });
 }
 
 /// Carries out what the partition_leader decided: answers produces whose
@@ -951,90 +964,81 @@ void fetch_from_leader(replica_ptr self) {
                     1,
                     st.metadata->leader_epoch,
                     st.log_start_offset};
-  self->request(leader, ms(st.fetch.wait_max_ms) + cluster_request_timeout, req)
-    .then(
-      [self, epoch, id, backoff](fetch_response& r) {
-        if (stale(self, epoch) || abandoned(self, id))
-          return;
-        auto& st = self->state;
-        st.fetching = false;
-        if (r.error == error_code::offset_out_of_range
-            && r.log_start_offset > st.log_end_offset) {
-          start_at_leader_start(self, epoch, r.log_start_offset);
-          return;
-        }
-        if (r.error != error_code::none) {
-          if (r.error == error_code::offset_out_of_range)
-            st.truncated = false; // find the divergence again
-          backoff();
-          return;
-        }
-        auto leader_hw = r.high_watermark;
-        auto leader_start = r.log_start_offset;
-        if (r.records.empty()) {
-          st.high_watermark =
-            std::max(st.high_watermark, std::min(leader_hw, st.log_end_offset));
-          follow_log_start(self, epoch, leader_start);
-          return;
-        }
-        if (st.follower_throttled && st.quotas)
-          st.quotas->record(replication_quotas::follower,
-                            static_cast<int64_t>(r.records.size()),
-                            now_ms(self));
-        st.fetching = true;
-        auto next_epoch = max_epoch_in(r.records, st.latest_epoch);
-        // A follower keeps the producer state of its copies (Kafka's
-        // AppendOrigin.REPLICATION), so that it can lead without a replay.
-        std::vector<std::pair<producer_batch, int64_t>> copies;
-        if (st.producers_current)
-          copies = producer_batches_in(r.records, st.log_end_offset);
-        log_append_request append{st.partition, -1, std::move(r.records), true,
-                                  st.high_watermark};
-        ++st.follower_log_ops;
-        ask_log(self, std::move(append))
-          .then(
-            [self, epoch, backoff, leader_hw, leader_start, next_epoch,
-             copies = std::move(copies)](log_append_response& a) {
-              --self->state.follower_log_ops;
-              if (stale(self, epoch)) {
-                // The copies are in the log (or some are, on an error).
-                auto& st = self->state;
-                log_changed_under_role(self, st.log_start_offset,
-                                       std::max(st.log_end_offset,
-                                                a.log_end_offset),
-                                       next_epoch);
-                return;
-              }
+  request_then(
+    self, leader, ms(st.fetch.wait_max_ms) + cluster_request_timeout, req,
+    [self, epoch, id, backoff](fetch_response& r) {
+      if (stale(self, epoch) || abandoned(self, id))
+        return;
+      auto& st = self->state;
+      st.fetching = false;
+      if (r.error == error_code::offset_out_of_range
+          && r.log_start_offset > st.log_end_offset) {
+        start_at_leader_start(self, epoch, r.log_start_offset);
+        return;
+      }
+      if (r.error != error_code::none) {
+        if (r.error == error_code::offset_out_of_range)
+          st.truncated = false; // find the divergence again
+        backoff();
+        return;
+      }
+      auto leader_hw = r.high_watermark;
+      auto leader_start = r.log_start_offset;
+      if (r.records.empty()) {
+        st.high_watermark =
+          std::max(st.high_watermark, std::min(leader_hw, st.log_end_offset));
+        follow_log_start(self, epoch, leader_start);
+        return;
+      }
+      if (st.follower_throttled && st.quotas)
+        st.quotas->record(replication_quotas::follower,
+                          static_cast<int64_t>(r.records.size()), now_ms(self));
+      st.fetching = true;
+      auto next_epoch = max_epoch_in(r.records, st.latest_epoch);
+      // A follower keeps the producer state of its copies (Kafka's
+      // AppendOrigin.REPLICATION), so that it can lead without a replay.
+      std::vector<std::pair<producer_batch, int64_t>> copies;
+      if (st.producers_current)
+        copies = producer_batches_in(r.records, st.log_end_offset);
+      log_append_request append{st.partition, -1, std::move(r.records), true,
+                                st.high_watermark};
+      ++st.follower_log_ops;
+      ask_log(self, std::move(append))
+        .then(
+          [self, epoch, backoff, leader_hw, leader_start, next_epoch,
+           copies = std::move(copies)](log_append_response& a) {
+            --self->state.follower_log_ops;
+            if (stale(self, epoch)) {
+              // The copies are in the log (or some are, on an error).
               auto& st = self->state;
-              st.fetching = false;
-              st.log_end_offset = std::max(st.log_end_offset, a.log_end_offset);
-              if (a.error != error_code::none) {
-                spdlog::error("replica {} on broker {}: follower append: {}",
-                              to_string(st.partition), st.broker_id,
-                              to_string(a.error));
-                st.truncated = false;
-                st.producers_current = false; // some copies may be in
-                backoff();
-                return;
-              }
-              if (st.producers_current)
-                for (auto& [b, base] : copies)
-                  st.producers.replay(b, base, base + b.offset_delta);
-              st.latest_epoch = next_epoch;
-              st.high_watermark = std::max(
-                st.high_watermark, std::min(leader_hw, st.log_end_offset));
-              follow_log_start(self, epoch, leader_start);
-            },
-            [self, backoff](caf::error&) {
-              --self->state.follower_log_ops;
-              self->state.producers_current = false;
+              log_changed_under_role(
+                self, st.log_start_offset,
+                std::max(st.log_end_offset, a.log_end_offset), next_epoch);
+              return;
+            }
+            auto& st = self->state;
+            st.fetching = false;
+            st.log_end_offset = std::max(st.log_end_offset, a.log_end_offset);
+            if (a.error != error_code::none) {
+              spdlog::error("replica {} on broker {}: follower append: {}",
+                            to_string(st.partition), st.broker_id,
+                            to_string(a.error));
+              st.truncated = false;
+              st.producers_current = false; // some copies may be in
               backoff();
-            });
-      },
-      [self, id, backoff](caf::error&) {
-        if (!abandoned(self, id))
-          backoff();
-      });
+              return;
+            }
+            if (st.producers_current)
+              for (auto& [b, base] : copies)
+                st.producers.replay(b, base, base + b.offset_delta);
+            st.latest_epoch = next_epoch;
+            st.high_watermark = std::max(
+              st.high_watermark, std::min(leader_hw, st.log_end_offset));
+            follow_log_start(self, epoch, leader_start);
+          },
+          log_op_failed(self, backoff));
+    },
+    leader_unanswered(self, id, backoff));
 }
 
 } // namespace

@@ -212,70 +212,67 @@ void replace_empty_group(self_ptr self, const std::string& group_id,
   auto failed = [finish](caf::error&) {
     finish(false, error_code::coordinator_not_available);
   };
-  self->request(old, cluster_request_timeout, list_groups_request{})
-    .then(
-      [=](listed_group& listed) {
-        if (!current())
-          return;
-        if (listed.state != any_group_state::empty) {
-          finish(false, error_code::none);
-          return;
-        }
-        self->request(old, cluster_request_timeout, offset_fetch_request{group_id, {}})
-          .then(
-            [=](offset_fetch_response& fetched) {
+  request_then(
+    self, old, cluster_request_timeout, list_groups_request{},
+    [=](listed_group& listed) {
+      if (!current())
+        return;
+      if (listed.state != any_group_state::empty) {
+        finish(false, error_code::none);
+        return;
+      }
+      request_then(
+        self, old, cluster_request_timeout, offset_fetch_request{group_id, {}},
+        [=](offset_fetch_response& fetched) {
+          if (!current())
+            return;
+          auto offsets = offsets_of(fetched, wall_now_ms(self));
+          std::vector<record_kv> tombstones;
+          if (to_consumer) {
+            tombstones.push_back(group_tombstone(group_id));
+          } else {
+            // ConsumerGroup.createGroupTombstoneRecords of an empty
+            // group.
+            tombstones.push_back(consumer_group_record_kv(
+              group_id, target_assignment_epoch_record{0, true}));
+            tombstones.push_back(consumer_group_record_kv(
+              group_id, subscription_metadata_record{{}, true}));
+            tombstones.push_back(
+              consumer_group_record_kv(group_id, group_epoch_record{0, true}));
+          }
+          write_offsets(
+            self, offsets_log_of(self, group_id), std::move(tombstones),
+            [=](error_code e) mutable {
               if (!current())
                 return;
-              auto offsets = offsets_of(fetched, wall_now_ms(self));
-              std::vector<record_kv> tombstones;
-              if (to_consumer) {
-                tombstones.push_back(group_tombstone(group_id));
-              } else {
-                // ConsumerGroup.createGroupTombstoneRecords of an empty
-                // group.
-                tombstones.push_back(consumer_group_record_kv(
-                  group_id, target_assignment_epoch_record{0, true}));
-                tombstones.push_back(consumer_group_record_kv(
-                  group_id, subscription_metadata_record{{}, true}));
-                tombstones.push_back(consumer_group_record_kv(
-                  group_id, group_epoch_record{0, true}));
+              if (e != error_code::none) {
+                finish(false,
+                       offsets_write_error(offsets_write::group_records, e));
+                return;
               }
-              write_offsets(
-                self, offsets_log_of(self, group_id), std::move(tombstones),
-                [=](error_code e) mutable {
-                  if (!current())
-                    return;
-                  if (e != error_code::none) {
-                    finish(false, offsets_write_error(
-                                    offsets_write::group_records, e));
-                    return;
-                  }
-                  auto& st = self->state;
-                  spdlog::info("broker {}: empty {} group {} replaced",
-                               st.node_id, to_consumer ? "classic" : "consumer",
-                               group_id);
-                  if (to_consumer) {
-                    if (auto c = find_group(self, group_id))
-                      self->send(c,
-                                 group_shutdown{error_code::not_coordinator});
-                    st.groups.erase(group_id);
-                    consumer_group_image image;
-                    image.offsets = std::move(offsets);
-                    create_consumer_group(self, group_id, std::move(image));
-                  } else {
-                    if (auto c = find_consumer_group(self, group_id))
-                      self->send(c,
-                                 group_shutdown{error_code::not_coordinator});
-                    st.consumer_groups.erase(group_id);
-                    create_group(self, group_id,
-                                 loaded_group{{}, std::move(offsets)});
-                  }
-                  finish(true, error_code::none);
-                });
-            },
-            failed);
-      },
-      failed);
+              auto& st = self->state;
+              spdlog::info("broker {}: empty {} group {} replaced", st.node_id,
+                           to_consumer ? "classic" : "consumer", group_id);
+              if (to_consumer) {
+                if (auto c = find_group(self, group_id))
+                  self->send(c, group_shutdown{error_code::not_coordinator});
+                st.groups.erase(group_id);
+                consumer_group_image image;
+                image.offsets = std::move(offsets);
+                create_consumer_group(self, group_id, std::move(image));
+              } else {
+                if (auto c = find_consumer_group(self, group_id))
+                  self->send(c, group_shutdown{error_code::not_coordinator});
+                st.consumer_groups.erase(group_id);
+                create_group(self, group_id,
+                             loaded_group{{}, std::move(offsets)});
+              }
+              finish(true, error_code::none);
+            });
+        },
+        failed);
+    },
+    failed);
 }
 
 // -- routing ------------------------------------------------------------------------
@@ -647,15 +644,15 @@ void expire_groups(self_ptr self, int32_t partition,
   for (auto& [id, c] : st.*kind) {
     if (partition_of(self, id) != partition || st.replacing.count(id))
       continue;
-    self->request(c, cluster_request_timeout, offsets_expiry_check{})
-      .then(
-        [self, kind, id = id, c = c](offsets_expiry_result& r) {
-          if (r.group_deleted)
-            forget_expired(self, self->state.*kind, id, c);
-        },
-        [](caf::error&) {
-          // The next run asks again.
-        });
+    request_then(
+      self, c, cluster_request_timeout, offsets_expiry_check{},
+      [self, kind, id = id, c = c](offsets_expiry_result& r) {
+        if (r.group_deleted)
+          forget_expired(self, self->state.*kind, id, c);
+      },
+      [](caf::error&) {
+        // The next run asks again.
+      });
   }
 }
 

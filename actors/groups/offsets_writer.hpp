@@ -11,6 +11,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/ask.hpp"
 #include "actors/clock.hpp"
 #include "domain/log/record_batch.hpp"
 #include "messages/interfaces.hpp"
@@ -51,12 +52,12 @@ void write_offsets(Self* self, const offsets_log& log,
   for (auto& kv : records)
     batch.push_back(record{std::move(kv.key), std::move(kv.value), now, {}});
   auto shared = std::make_shared<Done>(std::move(done));
-  self
-    ->request(log.replica, ms(log.timeout_ms) * 2,
-              produce_request{log.partition, -1, log.timeout_ms,
-                              encode_batch(0, 0, batch)})
-    .then([shared](produce_response& r) { (*shared)(r.error); },
-          [shared](caf::error&) { (*shared)(error_code::request_timed_out); });
+  request_then(
+    self, log.replica, ms(log.timeout_ms) * 2,
+    produce_request{log.partition, -1, log.timeout_ms,
+                    encode_batch(0, 0, batch)},
+    [shared](produce_response& r) { (*shared)(r.error); },
+    [shared](caf::error&) { (*shared)(error_code::request_timed_out); });
 }
 
 } // namespace troupe

@@ -17,6 +17,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/ask.hpp"
 #include "actors/timeouts.hpp"
 #include "gateway/kafka/kafka_request_handler.hpp"
 
@@ -149,16 +150,16 @@ void ask_all(kafka_session_ptr self, const Handle& to, milliseconds timeout,
            std::move(done)});
   for (size_t i = 0; i < requests.size(); ++i) {
     ++fan->outstanding;
-    self->request(to, timeout, std::move(requests[i]))
-      .then(
-        [fan, i](Response& res) {
-          fan->results[i] = std::move(res);
-          fan->finish();
-        },
-        [fan](caf::error& err) {
-          spdlog::debug("kafka: request failed: {}", caf::to_string(err));
-          fan->finish();
-        });
+    request_then(
+      self, to, timeout, std::move(requests[i]),
+      [fan, i](Response& res) {
+        fan->results[i] = std::move(res);
+        fan->finish();
+      },
+      [fan](caf::error& err) {
+        spdlog::debug("kafka: request failed: {}", caf::to_string(err));
+        fan->finish();
+      });
   }
   fan->finish();
 }
@@ -175,12 +176,13 @@ void ask_broker(kafka_session_ptr self, milliseconds timeout,
 template <class Response, class Request, class Answer>
 void ask_one(kafka_session_ptr self, milliseconds timeout, Request request,
              kafka_reply_fn reply, Answer answer) {
-  self->request(self->state.ctx.broker, timeout, std::move(request))
-    .then([reply, answer](Response& res) mutable { reply(answer(res)); },
-          [reply](caf::error& err) {
-            spdlog::debug("kafka: request failed: {}", caf::to_string(err));
-            reply(close_reply());
-          });
+  request_then(
+    self, self->state.ctx.broker, timeout, std::move(request),
+    [reply, answer](Response& res) mutable { reply(answer(res)); },
+    [reply](caf::error& err) {
+      spdlog::debug("kafka: request failed: {}", caf::to_string(err));
+      reply(close_reply());
+    });
 }
 
 inline std::optional<std::string> null_if_empty(const std::string& x) {
