@@ -13,10 +13,10 @@
 
 #include <caf/typed_response_promise.hpp>
 
-#include "domain/assignors/assignor.hpp"
-#include "domain/consumer_phase.hpp"
 #include "client/coordinator_lookup.hpp"
+#include "domain/assignors/assignor.hpp"
 #include "domain/consumer_group/membership.hpp"
+#include "domain/consumer_phase.hpp"
 #include "messages/interfaces.hpp"
 
 namespace troupe {
@@ -74,7 +74,13 @@ struct consumer_config {
 /// ILLEGAL_GENERATION and UNKNOWN_MEMBER_ID. Reports every change to the
 /// listener.
 struct consumer_state {
-  consumer_config config;
+  /// The settings, read-only once spawned: shared by every consumer spawned
+  /// from the same pointer (consumer_sharing_config), so that thousands of
+  /// members of one group in one process (the stress harness) hold one copy
+  /// instead of each its own 360 bytes plus strings (docs/ARCHITECTURE.md §8).
+  std::shared_ptr<const consumer_config> config;
+  /// This consumer's name (its config's, unless spawned sharing a config).
+  std::string display_name;
   /// FindCoordinator: the bootstrap broker first, then every broker a
   /// FindCoordinator or Metadata answer named, tried in turn when one fails
   /// (Kafka clients pick any known broker). No cache: the consumer keeps
@@ -151,6 +157,12 @@ consumer_actor::behavior_type consumer(consumer_ptr self,
                                        consumer_config config,
                                        broker_actor bootstrap,
                                        event_listener_actor listener);
+
+/// The same consumer, reading settings it shares with others; `name`
+/// replaces the config's (events and logs tell the consumers apart by it).
+consumer_actor::behavior_type consumer_sharing_config(
+  consumer_ptr self, std::shared_ptr<const consumer_config> config,
+  std::string name, broker_actor bootstrap, event_listener_actor listener);
 
 /// The consumer with group.protocol=consumer (Kafka's AsyncKafkaConsumer
 /// with its ConsumerMembershipManager): heartbeats with the member epoch,

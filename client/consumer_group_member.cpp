@@ -59,7 +59,7 @@ void schedule_heartbeat(consumer_ptr self, int64_t delay_ms) {
 
 void schedule_discovery(consumer_ptr self) {
   auto epoch = ++self->state.rejoin_epoch;
-  self->delayed_send(self, ms(self->state.config.retry_backoff_ms),
+  self->delayed_send(self, ms(self->state.config->retry_backoff_ms),
                      rejoin_tick{epoch});
 }
 
@@ -75,7 +75,7 @@ void next_heartbeat(consumer_ptr self) {
   }
   auto interval = m.heartbeat_interval_ms() > 0
                     ? m.heartbeat_interval_ms()
-                    : self->state.config.heartbeat_interval_ms;
+                    : self->state.config->heartbeat_interval_ms;
   schedule_heartbeat(self, interval);
 }
 
@@ -104,7 +104,7 @@ void finish_close(consumer_ptr self) {
 /// Kafka's transitionToFatal: the member stops, its partitions are lost.
 void fail_member(consumer_ptr self, error_code e) {
   auto& st = self->state;
-  spdlog::warn("consumer {}: stopped by {}", st.config.name, error_name(e));
+  spdlog::warn("consumer {}: stopped by {}", st.display_name, error_name(e));
   member(self).fail();
   st.phase = consumer_phase::failed;
   st.last_error = e;
@@ -130,7 +130,7 @@ void resolve_topics(consumer_ptr self) {
   if (!st.coordinator)
     return;
   self
-    ->request(st.coordinator, ms(st.config.request_timeout_ms),
+    ->request(st.coordinator, ms(st.config->request_timeout_ms),
               metadata_request{})
     .then(
       [self](metadata_response& res) {
@@ -187,7 +187,7 @@ void on_answer(consumer_ptr self, const consumer_group_heartbeat_response& r) {
       next_heartbeat(self);
       return;
     case heartbeat_outcome::retry:
-      schedule_heartbeat(self, st.config.retry_backoff_ms);
+      schedule_heartbeat(self, st.config->retry_backoff_ms);
       return;
     case heartbeat_outcome::coordinator_unknown:
       discover_coordinator(self);
@@ -222,13 +222,13 @@ void send_heartbeat(consumer_ptr self) {
     return;
   }
   auto req = m.next_heartbeat();
-  req.client_id = st.config.client_id;
+  req.client_id = st.config->client_id;
   req.client_host = "/127.0.0.1";
   sync_status(self);
   st.heartbeat_in_flight = true;
   ++st.heartbeat_epoch; // a scheduled heartbeat is superseded
   self
-    ->request(st.coordinator, ms(st.config.request_timeout_ms), std::move(req))
+    ->request(st.coordinator, ms(st.config->request_timeout_ms), std::move(req))
     .then(
       [self](consumer_group_heartbeat_response& r) {
         self->state.heartbeat_in_flight = false;
@@ -250,7 +250,7 @@ void discover_coordinator(consumer_ptr self) {
   st.coordinator = nullptr;
   auto epoch = ++st.join_epoch;
   st.coordinators.find_for_member(
-    self, st.config.group_id, ms(st.config.request_timeout_ms),
+    self, st.config->group_id, ms(st.config->request_timeout_ms),
     [self, epoch] { return epoch == self->state.join_epoch; },
     [self](broker_actor broker) {
       self->state.coordinator = std::move(broker);
@@ -279,7 +279,7 @@ void send_commit(consumer_ptr self, waiting_commit c) {
   c.request.member_id = member(self).member_id();
   auto req = c.request;
   self
-    ->request(st.coordinator, ms(st.config.request_timeout_ms), std::move(req))
+    ->request(st.coordinator, ms(st.config->request_timeout_ms), std::move(req))
     .then(
       [self, c](offset_commit_response& res) mutable {
         auto e = res.partitions.empty() ? error_code::none
@@ -318,19 +318,19 @@ void resend_commits(consumer_ptr self) {
 consumer_actor::behavior_type consumer_group_member(consumer_ptr self) {
   auto& st = self->state;
   membership_config mc;
-  mc.group_id = st.config.group_id;
-  if (!st.config.group_instance_id.empty())
-    mc.instance_id = st.config.group_instance_id;
-  if (!st.config.client_rack.empty())
-    mc.rack_id = st.config.client_rack;
-  mc.topics = st.config.topics;
-  mc.rebalance_timeout_ms = st.config.max_poll_interval_ms;
-  if (!st.config.group_remote_assignor.empty())
-    mc.server_assignor = st.config.group_remote_assignor;
+  mc.group_id = st.config->group_id;
+  if (!st.config->group_instance_id.empty())
+    mc.instance_id = st.config->group_instance_id;
+  if (!st.config->client_rack.empty())
+    mc.rack_id = st.config->client_rack;
+  mc.topics = st.config->topics;
+  mc.rebalance_timeout_ms = st.config->max_poll_interval_ms;
+  if (!st.config->group_remote_assignor.empty())
+    mc.server_assignor = st.config->group_remote_assignor;
   // KIP-1082: the member makes up its id, and keeps it.
   st.membership = std::make_unique<consumer_membership>(
     std::move(mc), to_string(random_uuid(member_id_rng())));
-  st.protocol = st.config.group_remote_assignor;
+  st.protocol = st.config->group_remote_assignor;
   sync_status(self);
   discover_coordinator(self);
   return {
@@ -338,12 +338,12 @@ consumer_actor::behavior_type consumer_group_member(consumer_ptr self) {
     [self](consumer_commit& req) -> caf::result<offset_commit_response> {
       auto& st = self->state;
       offset_commit_request out;
-      out.group_id = st.config.group_id;
-      out.group_instance_id = st.config.group_instance_id;
+      out.group_id = st.config->group_id;
+      out.group_instance_id = st.config->group_instance_id;
       out.partitions = std::move(req.offsets);
       auto rp = self->make_response_promise<offset_commit_response>();
       send_commit(self, {std::move(out), rp,
-                         now_ms(self) + st.config.request_timeout_ms});
+                         now_ms(self) + st.config->request_timeout_ms});
       return rp;
     },
     [self](consumer_close&) -> caf::result<consumer_status> {

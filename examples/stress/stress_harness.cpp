@@ -365,24 +365,37 @@ private:
   void spawn_member(size_t i) {
     mark_alive(i, true);
     auto group = static_cast<int32_t>(i % opt_.groups);
-    consumer_config c;
+    std::string name;
     {
       std::lock_guard<std::mutex> guard{state_->mtx};
-      c.name =
+      name =
         std::to_string(i) + "." + std::to_string(state_->members[i].version);
     }
-    c.client_id = "m";
-    c.group_id = "g" + std::to_string(group) + prefix_;
-    c.topics = {topic(group)};
-    c.bootstrap_servers = node_.brokers;
-    c.assignors = {opt_.assignor};
-    c.group_protocol = opt_.group_protocol;
-    c.session_timeout_ms = opt_.session_timeout_ms;
-    c.heartbeat_interval_ms = opt_.heartbeat_interval_ms;
-    c.max_poll_interval_ms = 60000;
-    c.heartbeat_ticker = ticker_;
-    consumers_[i] = sys_.spawn(
-      consumer, c, node_.brokers[i % node_.brokers.size()], tracker_);
+    consumers_[i] =
+      sys_.spawn(consumer_sharing_config, config_of(group), std::move(name),
+                 node_.brokers[i % node_.brokers.size()], tracker_);
+  }
+
+  /// One consumer config per group, shared by all its members.
+  std::shared_ptr<const consumer_config> config_of(int32_t group) {
+    if (configs_.empty())
+      configs_.resize(static_cast<size_t>(opt_.groups));
+    auto& shared = configs_[static_cast<size_t>(group)];
+    if (!shared) {
+      consumer_config c;
+      c.client_id = "m";
+      c.group_id = "g" + std::to_string(group) + prefix_;
+      c.topics = {topic(group)};
+      c.bootstrap_servers = node_.brokers;
+      c.assignors = {opt_.assignor};
+      c.group_protocol = opt_.group_protocol;
+      c.session_timeout_ms = opt_.session_timeout_ms;
+      c.heartbeat_interval_ms = opt_.heartbeat_interval_ms;
+      c.max_poll_interval_ms = 60000;
+      c.heartbeat_ticker = ticker_;
+      shared = std::make_shared<const consumer_config>(std::move(c));
+    }
+    return shared;
   }
 
   std::string topic(int32_t group) const {
@@ -676,6 +689,7 @@ private:
   caf::actor ticker_;
   std::shared_ptr<tracker_state> state_ = std::make_shared<tracker_state>();
   std::vector<consumer_actor> consumers_;
+  std::vector<std::shared_ptr<const consumer_config>> configs_;
 };
 
 std::string fmt(double x, int digits = 0) {
