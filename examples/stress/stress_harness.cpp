@@ -175,6 +175,7 @@ public:
     for (auto& g : state_->groups)
       g.partitions = partitions_;
     consumers_.resize(state_->members.size());
+    configs_.resize(static_cast<size_t>(opt_.groups));
     if (opt_.shared_ticker)
       ticker_ = spawn_heartbeat_ticker(sys_);
   }
@@ -378,8 +379,6 @@ private:
 
   /// One consumer config per group, shared by all its members.
   std::shared_ptr<const consumer_config> config_of(int32_t group) {
-    if (configs_.empty())
-      configs_.resize(static_cast<size_t>(opt_.groups));
     auto& shared = configs_[static_cast<size_t>(group)];
     if (!shared) {
       consumer_config c;
