@@ -71,14 +71,16 @@ partitions minus(const partitions& xs, const partitions& ys) {
   return result;
 }
 
+/// No more ticks: no heartbeats, and no deadline watched.
 void stop_heartbeats(consumer_ptr self) {
   auto& st = self->state;
-  if (st.config->heartbeat_ticker && st.heartbeats_ticking)
+  if (st.config->heartbeat_ticker && st.ticking)
     caf::anon_send(st.config->heartbeat_ticker, ticker_leave_atom::value,
                    self->id());
-  st.heartbeats_ticking = false;
+  st.ticking = false;
   ++st.heartbeat_epoch;
   st.heartbeat_sent_ms = -1;
+  st.group_request_deadline_ms = -1;
 }
 
 void schedule_rejoin(consumer_ptr self, int64_t delay_ms) {
@@ -188,13 +190,19 @@ void schedule_heartbeat(consumer_ptr self) {
 void start_heartbeats(consumer_ptr self) {
   stop_heartbeats(self);
   auto& st = self->state;
-  if (st.config->heartbeat_ticker) {
+  if (st.config->heartbeat_ticker)
     caf::anon_send(st.config->heartbeat_ticker, ticker_join_atom::value,
                    caf::actor_cast<caf::actor>(self), st.heartbeat_epoch,
                    st.config->heartbeat_interval_ms);
-    st.heartbeats_ticking = true;
-  }
+  st.ticking = true;
   schedule_heartbeat(self);
+}
+
+/// Ticks from now on, without restarting them if they already come: a
+/// rejoin keeps its ticks (and the shared ticker hears nothing).
+void keep_ticking(consumer_ptr self) {
+  if (!self->state.ticking)
+    start_heartbeats(self);
 }
 
 void on_heartbeat(consumer_ptr self, error_code e) {
@@ -260,11 +268,16 @@ void sync(consumer_ptr self, std::vector<sync_group_assignment> assignments) {
   req.protocol_name = st.protocol;
   req.assignments = std::move(assignments);
   auto epoch = st.join_epoch;
-  self->request(st.group, ms(st.config->request_timeout_ms), std::move(req))
+  // No CAF timeout: the ticks check request.timeout.ms (consumer_state::
+  // group_request_deadline_ms).
+  st.group_request_deadline_ms = now_ms(self) + st.config->request_timeout_ms;
+  self->request(st.group, caf::infinite, std::move(req))
     .then(
       [self, epoch](sync_group_response& r) {
-        if (epoch == self->state.join_epoch)
-          on_sync(self, r);
+        if (epoch != self->state.join_epoch)
+          return;
+        self->state.group_request_deadline_ms = -1;
+        on_sync(self, r);
       },
       [self, epoch](caf::error&) {
         if (epoch == self->state.join_epoch)
@@ -383,8 +396,9 @@ void on_join(consumer_ptr self, join_group_response& r) {
   st.leader = r.leader == r.member_id;
   st.phase = consumer_phase::syncing;
   emit(self, consumer_event_kind::joined);
-  // Kafka heartbeats while waiting for the SyncGroup answer too.
-  start_heartbeats(self);
+  // Kafka heartbeats while waiting for the SyncGroup answer too; the ticks
+  // came during the JoinGroup already.
+  keep_ticking(self);
   if (st.leader)
     assign_and_sync(self, r);
   else
@@ -398,7 +412,12 @@ void join(consumer_ptr self) {
     return;
   }
   st.phase = consumer_phase::joining;
-  stop_heartbeats(self);
+  // No heartbeats while the JoinGroup is in flight (Kafka's heartbeat
+  // thread waits for the join too); an unanswered one is forgotten (the
+  // join_epoch below makes its answer stale). The ticks go on: they watch
+  // the JoinGroup's deadline.
+  st.heartbeat_sent_ms = -1;
+  keep_ticking(self);
   // Eager protocols give everything up before rejoining.
   if (!st.cooperative && !st.owned.empty())
     emit(self, consumer_event_kind::revoked, std::exchange(st.owned, {}));
@@ -416,16 +435,19 @@ void join(consumer_ptr self) {
     req.protocols.push_back({name, subscription_for(st, name)});
   auto epoch = ++st.join_epoch;
   // Kafka: a JoinGroup may take the whole rebalance timeout, plus slack.
-  // A plain request, not request_then (actors/ask.hpp): taking the
-  // timeouts of 10,000 members' JoinGroup and SyncGroup out of CAF's clock
-  // as the answers arrive made the rebalance 60-90 ms slower, the clock
-  // thread woken for each; they leave when they fire instead.
-  auto timeout = ms(int64_t{st.config->max_poll_interval_ms} + 5000);
-  self->request(st.group, timeout, std::move(req))
+  // No CAF timeout: CAF 0.17 would keep it in its clock until it fired,
+  // minutes after the answer, and taking it out when the answer arrives
+  // (request_then, actors/ask.hpp) wakes the clock's thread once per
+  // member, which made a 10,000-member rebalance 60-90 ms slower. The
+  // ticks check the deadline instead.
+  st.group_request_deadline_ms =
+    now_ms(self) + int64_t{st.config->max_poll_interval_ms} + 5000;
+  self->request(st.group, caf::infinite, std::move(req))
     .then(
       [self, epoch](join_group_response& r) {
         if (epoch != self->state.join_epoch)
           return;
+        self->state.group_request_deadline_ms = -1;
         // With delegation the group's coordinator answers directly: talk
         // to it from now on. MEMBER_ID_REQUIRED (KIP-394) comes from the
         // coordinator too, so the JoinGroup that carries the new member id
@@ -709,34 +731,50 @@ consumer_actor::behavior_type consumer_sharing_config(
     [self](consumer_positions_request&) { return positions_of(self->state); },
     [self](heartbeat_tick& t) {
       auto& st = self->state;
-      if (t.epoch != st.heartbeat_epoch || !st.coordinator)
+      if (t.epoch != st.heartbeat_epoch)
         return;
+      if (!st.coordinator) {
+        stop_heartbeats(self);
+        return;
+      }
       auto now = now_ms(self);
-      if (st.heartbeat_sent_ms >= 0) {
-        // The last one is unanswered: wait for it, up to request.timeout.ms.
-        if (now - st.heartbeat_sent_ms >= st.config->request_timeout_ms)
-          coordinator_unknown(self);
-        else
-          schedule_heartbeat(self);
+      // The JoinGroup or SyncGroup in flight, past its deadline; or the
+      // last heartbeat, unanswered for request.timeout.ms.
+      if ((st.group_request_deadline_ms >= 0
+           && now >= st.group_request_deadline_ms)
+          || (st.heartbeat_sent_ms >= 0
+              && now - st.heartbeat_sent_ms >= st.config->request_timeout_ms)) {
+        coordinator_unknown(self);
         return;
       }
       schedule_heartbeat(self);
+      // One heartbeat in flight at a time, and only from a member of a
+      // generation: none while a JoinGroup is in flight or waits to be
+      // sent again.
+      if (st.heartbeat_sent_ms >= 0
+          || (st.phase != consumer_phase::syncing
+              && st.phase != consumer_phase::stable))
+        return;
       heartbeat_request hb{st.config->group_id, st.generation, st.member_id,
                            st.config->group_instance_id};
       auto epoch = st.heartbeat_epoch;
+      auto joined = st.join_epoch;
       st.heartbeat_sent_ms = now;
       // No CAF timeout: the ticks above time it out. A coordinator that is
-      // gone answers with an error at once (the request bounces).
+      // gone answers with an error at once (the request bounces). A
+      // rejoin since (join_epoch) makes the answer stale.
       self->request(st.group, caf::infinite, hb)
         .then(
-          [self, epoch](heartbeat_response& r) {
-            if (epoch != self->state.heartbeat_epoch)
+          [self, epoch, joined](heartbeat_response& r) {
+            auto& st = self->state;
+            if (epoch != st.heartbeat_epoch || joined != st.join_epoch)
               return;
-            self->state.heartbeat_sent_ms = -1;
+            st.heartbeat_sent_ms = -1;
             on_heartbeat(self, r.error);
           },
-          [self, epoch](caf::error&) {
-            if (epoch == self->state.heartbeat_epoch)
+          [self, epoch, joined](caf::error&) {
+            auto& st = self->state;
+            if (epoch == st.heartbeat_epoch && joined == st.join_epoch)
               coordinator_unknown(self);
           });
     },

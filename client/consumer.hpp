@@ -129,8 +129,16 @@ struct consumer_state {
   /// timeout, which would cost two clock operations per heartbeat
   /// (docs/ARCHITECTURE.md §8).
   int64_t heartbeat_sent_ms = -1;
-  /// The shared heartbeat ticker, if any, ticks for this consumer now.
-  bool heartbeats_ticking = false;
+  /// Ticks come (a delayed tick is pending, or the shared ticker ticks for
+  /// this consumer). They run from the first JoinGroup until the consumer
+  /// stops heartbeating: besides heartbeats they watch the JoinGroup's and
+  /// SyncGroup's deadlines.
+  bool ticking = false;
+  /// When the JoinGroup or SyncGroup in flight times out (actor clock, ms);
+  /// -1 when none is. Those requests carry no CAF timeout, which CAF 0.17
+  /// would keep in its clock until it fired, long after the answer: the
+  /// ticks check it instead (docs/ARCHITECTURE.md §8).
+  int64_t group_request_deadline_ms = -1;
 
   /// Spawned with a manual assignment (Kafka's assign()).
   bool manual = false;

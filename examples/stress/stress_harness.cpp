@@ -79,6 +79,11 @@ struct row {
   double heartbeats_per_s = 0;
   double commits_per_s = 0;
   double rss_bytes_per_member = 0;
+  /// The same after the allocator returned the pages it holds free (what
+  /// the members keep, without the garbage of the rebalance's messages
+  /// that jemalloc hands back to the kernel within its 10 s decay);
+  /// negative when not measured.
+  double retained_bytes_per_member = -1;
   double cpu_percent = 0;
   int64_t moved_partitions = -1;
   int64_t false_expirations = -1;
@@ -97,6 +102,26 @@ double rss_bytes() {
   }
   return static_cast<double>(resident)
          * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
+} // namespace
+
+// jemalloc's control interface, when the harness runs on jemalloc (a weak
+// reference: null under another allocator).
+extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp,
+                       void* newp, size_t newlen) __attribute__((weak));
+
+namespace {
+
+/// Resident bytes once jemalloc has returned every free page it holds to
+/// the kernel (arena.<all>.purge); negative without jemalloc.
+double rss_bytes_purged() {
+  if (!mallctl)
+    return -1;
+  // MALLCTL_ARENAS_ALL is 4096 (jemalloc/jemalloc.h).
+  if (mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0) != 0)
+    return -1;
+  return rss_bytes();
 }
 
 double cpu_seconds() {
@@ -198,6 +223,7 @@ public:
   row cold_start() {
     auto r = base_row("cold-start");
     auto rss0 = rss_bytes();
+    auto purged0 = rss_bytes_purged();
     phase_clock clock;
     for (size_t i = 0; i < size(); ++i)
       spawn_member(i);
@@ -206,6 +232,8 @@ public:
     fill_timings(r, clock);
     r.since_last_join_ms = since_last_join();
     r.rss_bytes_per_member = (rss_bytes() - rss0) / size();
+    if (purged0 >= 0)
+      r.retained_bytes_per_member = (rss_bytes_purged() - purged0) / size();
     std::fprintf(stderr, "\n  spawning %zu consumers took %.0f ms\n", size(),
                  ms_between(clock.start, spawned));
     return finish(r);
@@ -704,15 +732,15 @@ void print_table(const std::vector<row>& rows) {
               "| partitions/group "
               "| stable p50 / p99 / max (ms) | after last join (ms) "
               "| coordinator msgs/s | heartbeats/s | commits/s "
-              "| RSS/member (B) | CPU %% | moved | false expiries "
-              "| spurious rebalances | ok |\n");
+              "| RSS/member (B) | retained/member (B) | CPU %% | moved "
+              "| false expiries | spurious rebalances | ok |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-              "---|\n");
+              "---|---|\n");
   for (auto& r : rows) {
     bool timed = r.scenario != "steady" && r.scenario != "commit-storm";
     std::printf(
       "| %s | %s | %s | %d x %d | %d | %s | %s | %s | %s | %s | %s | %s "
-      "| %s | %s | %s | %s |\n",
+      "| %s | %s | %s | %s | %s |\n",
       r.scenario.c_str(), r.protocol.c_str(), r.assignor.c_str(), r.groups,
       r.members_per_group, r.partitions_per_group,
       timed ? (fmt(r.p50_ms) + " / " + fmt(r.p99_ms) + " / " + fmt(r.max_ms))
@@ -723,7 +751,8 @@ void print_table(const std::vector<row>& rows) {
                                    : "-",
       r.heartbeats_per_s > 0 ? fmt(r.heartbeats_per_s).c_str() : "-",
       r.commits_per_s > 0 ? fmt(r.commits_per_s).c_str() : "-",
-      fmt(r.rss_bytes_per_member).c_str(), fmt(r.cpu_percent).c_str(),
+      fmt(r.rss_bytes_per_member).c_str(),
+      fmt(r.retained_bytes_per_member).c_str(), fmt(r.cpu_percent).c_str(),
       r.moved_partitions >= 0 ? std::to_string(r.moved_partitions).c_str()
                               : "-",
       r.false_expirations >= 0 ? std::to_string(r.false_expirations).c_str()
@@ -757,6 +786,7 @@ void write_json(const std::string& path, const std::vector<row>& rows,
         << ", \"heartbeats_per_s\": " << r.heartbeats_per_s
         << ", \"commits_per_s\": " << r.commits_per_s
         << ", \"rss_bytes_per_member\": " << r.rss_bytes_per_member
+        << ", \"retained_bytes_per_member\": " << r.retained_bytes_per_member
         << ", \"cpu_percent\": " << r.cpu_percent
         << ", \"moved_partitions\": " << r.moved_partitions
         << ", \"false_expirations\": " << r.false_expirations
