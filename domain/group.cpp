@@ -107,8 +107,8 @@ group_member* group::find_member(const std::string& member_id) {
 std::vector<const group_member*> group::members_in_join_order() const {
   std::vector<const group_member*> result;
   result.reserve(members_.size());
-  for (const auto& [seq, id] : join_order_)
-    result.push_back(&members_.at(id));
+  for (const auto& [seq, m] : join_order_)
+    result.push_back(m);
   return result;
 }
 
@@ -324,13 +324,11 @@ group::update_static_member_and_rebalance(const std::string& new_member_id,
   }
   node.key() = new_member_id;
   node.mapped().member_id = new_member_id;
-  join_order_[node.mapped().join_seq] = new_member_id;
+  // The node keeps its element: join_order_ still points at it.
   auto& m = members_.insert(std::move(node)).position->second;
   if (leader_ == old_id)
     leader_ = new_member_id;
   static_members_[req.group_instance_id] = new_member_id;
-  if (pending_sync_.erase(old_id))
-    pending_sync_.insert(new_member_id);
   stop_session(old_id);
   start_session(new_member_id, req.session_timeout_ms);
   m.last_heartbeat_ms = now_ms;
@@ -454,11 +452,9 @@ void group::complete_join(int64_t now_ms) {
   // Kafka's onCompleteJoin. Dynamic members that did not rejoin are gone;
   // static ones stay (they may come back with their instance id).
   std::vector<std::string> not_rejoined;
-  for (const auto& [seq, id] : join_order_) {
-    const auto& m = members_.at(id);
-    if (!m.awaiting_join && !m.is_static())
-      not_rejoined.push_back(id);
-  }
+  for (const auto& [seq, m] : join_order_)
+    if (!m->awaiting_join && !m->is_static())
+      not_rejoined.push_back(m->member_id);
   for (const auto& id : not_rejoined) {
     stop_session(id);
     remove_member(id);
@@ -474,17 +470,17 @@ void group::complete_join(int64_t now_ms) {
   init_next_generation(now_ms);
   if (state_ == group_state::empty)
     return;
-  for (const auto& [seq, id] : join_order_) {
-    auto& m = members_.at(id);
+  for (const auto& [seq, mp] : join_order_) {
+    auto& m = *mp;
     if (m.awaiting_join)
       answer_join(m, current_join_answer(m));
     m.last_heartbeat_ms = now_ms;
     if (m.is_new) {
       // From now on the session timeout applies, not the new-member one.
       m.is_new = false;
-      start_session(id, m.session_timeout_ms);
+      start_session(m.member_id, m.session_timeout_ms);
     }
-    pending_sync_.insert(id);
+    set_pending_sync(m, true);
   }
   arm_sync_timer(rebalance_timeout_ms());
 }
@@ -494,9 +490,9 @@ bool group::maybe_elect_new_joined_leader() {
     return false;
   if (members_.at(leader_).awaiting_join)
     return true;
-  for (const auto& [seq, id] : join_order_) {
-    if (members_.at(id).awaiting_join) {
-      leader_ = id;
+  for (const auto& [seq, m] : join_order_) {
+    if (m->awaiting_join) {
+      leader_ = m->member_id;
       return true;
     }
   }
@@ -505,7 +501,7 @@ bool group::maybe_elect_new_joined_leader() {
 
 void group::init_next_generation(int64_t now_ms) {
   ++generation_;
-  pending_sync_.clear();
+  clear_pending_sync();
   if (!members_.empty()) {
     protocol_name_ = select_protocol();
     subscribed_topics_ = compute_subscribed_topics();
@@ -577,29 +573,20 @@ maybe_parked<sync_group_response> group::sync(const sync_group_request& req,
       return reject(error_code::rebalance_in_progress);
     case group_state::completing_rebalance: {
       m->awaiting_sync = true;
-      pending_sync_.erase(m->member_id);
+      set_pending_sync(*m, false);
       if (m->member_id == leader_) {
-        // The leader's assignment is relayed as given; members it left out
-        // get an empty assignment, entries for non-members are dropped.
-        std::unordered_map<std::string, bytes> assignment;
-        for (const auto& a : req.assignments)
-          if (members_.count(a.member_id))
-            assignment[a.member_id] = a.assignment;
         if (config_.store_before_sync) {
           // Kafka's doSyncGroup: the group and its assignment are stored
           // first; the members get it (and the group becomes Stable) once
           // that write is acknowledged (on_group_stored).
           if (storing_generation_ != generation_) {
-            for (auto& [id, member] : members_) {
-              auto i = assignment.find(id);
-              member.assignment =
-                i == assignment.end() ? bytes{} : std::move(i->second);
-            }
+            set_assignment(req.assignments);
             storing_generation_ = generation_;
             effects_.store_group = generation_;
           }
         } else {
-          set_and_propagate_assignment(std::move(assignment), now_ms);
+          set_assignment(req.assignments);
+          propagate_assignment(error_code::none, now_ms);
           transition_to(group_state::stable, "leader sent the assignment",
                         now_ms);
         }
@@ -607,7 +594,7 @@ maybe_parked<sync_group_response> group::sync(const sync_group_request& req,
       return {std::nullopt, req.member_id};
     }
     case group_state::stable: {
-      pending_sync_.erase(m->member_id);
+      set_pending_sync(*m, false);
       m->last_heartbeat_ms = now_ms;
       sync_group_response r;
       r.protocol_type = protocol_type_;
@@ -621,13 +608,33 @@ maybe_parked<sync_group_response> group::sync(const sync_group_request& req,
   return reject(error_code::coordinator_not_available);
 }
 
-void group::set_and_propagate_assignment(
-  std::unordered_map<std::string, bytes> assignment, int64_t now_ms) {
-  for (auto& [id, m] : members_) {
-    auto i = assignment.find(id);
-    m.assignment = i == assignment.end() ? bytes{} : std::move(i->second);
-  }
-  propagate_assignment(error_code::none, now_ms);
+void group::set_assignment(const std::vector<sync_group_assignment>& given) {
+  // The leader's assignment is relayed as given; members it left out get
+  // an empty assignment, entries for non-members are dropped, and of two
+  // entries for one member the last counts.
+  for (auto& [id, m] : members_)
+    m.assignment.clear();
+  for (const auto& a : given)
+    if (auto m = find_member(a.member_id))
+      m->assignment = a.assignment;
+}
+
+void group::set_pending_sync(group_member& m, bool pending) {
+  if (m.pending_sync == pending)
+    return;
+  m.pending_sync = pending;
+  if (pending)
+    ++num_pending_sync_;
+  else
+    --num_pending_sync_;
+}
+
+void group::clear_pending_sync() {
+  if (num_pending_sync_ == 0)
+    return;
+  for (auto& [id, m] : members_)
+    m.pending_sync = false;
+  num_pending_sync_ = 0;
 }
 
 void group::on_group_stored(int32_t generation, error_code error,
@@ -655,8 +662,8 @@ void group::reset_and_propagate_assignment_error(error_code error) {
 }
 
 void group::propagate_assignment(error_code error, int64_t now_ms) {
-  for (const auto& [seq, id] : join_order_) {
-    auto& m = members_.at(id);
+  for (const auto& [seq, mp] : join_order_) {
+    auto& m = *mp;
     if (!m.awaiting_sync)
       continue;
     sync_group_response r;
@@ -676,11 +683,14 @@ void group::on_sync_timer(uint64_t epoch, int64_t now_ms) {
   if (state_ != group_state::completing_rebalance
       && state_ != group_state::stable)
     return;
-  if (pending_sync_.empty())
+  if (num_pending_sync_ == 0)
     return;
   // Kafka's onExpirePendingSync: members that never sent SyncGroup are
   // removed, and the rest rebalance without them.
-  std::vector<std::string> expired(pending_sync_.begin(), pending_sync_.end());
+  std::vector<std::string> expired;
+  for (const auto& [id, m] : members_)
+    if (m.pending_sync)
+      expired.push_back(id);
   std::sort(expired.begin(), expired.end());
   std::string names;
   for (const auto& id : expired) {
@@ -688,7 +698,7 @@ void group::on_sync_timer(uint64_t epoch, int64_t now_ms) {
     stop_session(id);
     remove_member(id);
   }
-  pending_sync_.clear();
+  clear_pending_sync();
   maybe_prepare_rebalance(
     "removing " + names + " on pending sync request expiration", now_ms);
   try_complete_join(now_ms);
@@ -1138,11 +1148,13 @@ group_member& group::add_member(group_member m) {
   if (leader_.empty())
     leader_ = m.member_id;
   m.join_seq = next_join_seq_++;
+  m.pending_sync = false;
   for (const auto& p : m.protocols)
     ++supported_protocols_[p.name];
-  join_order_.emplace(m.join_seq, m.member_id);
   auto id = m.member_id;
-  return members_.emplace(std::move(id), std::move(m)).first->second;
+  auto& added = members_.emplace(std::move(id), std::move(m)).first->second;
+  join_order_.emplace(added.join_seq, &added);
+  return added;
 }
 
 void group::remove_member(const std::string& member_id) {
@@ -1160,11 +1172,12 @@ void group::remove_member(const std::string& member_id) {
       static_members_.erase(s);
   }
   join_order_.erase(m.join_seq);
-  pending_sync_.erase(member_id);
-  members_.erase(i);
+  set_pending_sync(m, false);
   // Kafka: the leader leaving hands leadership to another member.
   if (leader_ == member_id)
-    leader_ = join_order_.empty() ? std::string{} : join_order_.begin()->second;
+    leader_ = join_order_.empty() ? std::string{}
+                                  : join_order_.begin()->second->member_id;
+  members_.erase(i);
 }
 
 void group::remove_member_and_update_group(const std::string& member_id,

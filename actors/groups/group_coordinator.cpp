@@ -22,16 +22,21 @@ void count(std::atomic<uint64_t>& counter) {
   counter.fetch_add(1, std::memory_order_relaxed);
 }
 
+/// The last (usually the only) promise gets the answer moved: the
+/// leader's JoinGroup answer carries every member's metadata.
 template <class Response>
 void answer_parked(
   std::unordered_map<
     std::string, std::vector<caf::typed_response_promise<Response>>>& parked,
-  const std::string& member_id, const Response& answer) {
+  const std::string& member_id, Response& answer) {
   auto i = parked.find(member_id);
   if (i == parked.end())
     return;
-  for (auto& rp : i->second)
-    rp.deliver(answer);
+  auto& promises = i->second;
+  for (size_t k = 0; k + 1 < promises.size(); ++k)
+    promises[k].deliver(answer);
+  if (!promises.empty())
+    promises.back().deliver(std::move(answer));
   parked.erase(i);
 }
 

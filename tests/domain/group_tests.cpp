@@ -190,6 +190,39 @@ TEST_CASE("a member missing from the leader's assignment gets an empty one") {
   CHECK(d.synced.at(f).assignment.empty());
 }
 
+TEST_CASE("a member the leader leaves out of the next generation's "
+          "assignment gets an empty one, not its old one") {
+  group_driver d;
+  auto a = d.join_new();
+  auto f = d.join_new();
+  d.advance(0);
+  d.sync(f);
+  d.sync(a, {{a, b("A")}, {f, b("F")}});
+  REQUIRE(d.synced.at(f).assignment == b("F"));
+  // A rebalance: both rejoin, and the leader gives f nothing this time.
+  CHECK(d.join(d.join_req(a)).parked());
+  CHECK(d.join(d.join_req(f)).parked());
+  d.advance(0);
+  REQUIRE(d.g.state() == group_state::completing_rebalance);
+  d.synced.clear();
+  d.sync(f);
+  d.sync(a, {{a, b("A2")}});
+  CHECK(d.synced.at(a).assignment == b("A2"));
+  CHECK(d.synced.at(f).error == error_code::none);
+  CHECK(d.synced.at(f).assignment.empty());
+}
+
+TEST_CASE("of two entries for one member in the leader's assignment the "
+          "last counts") {
+  group_driver d;
+  auto a = d.join_new();
+  auto f = d.join_new();
+  d.advance(0);
+  d.sync(f);
+  d.sync(a, {{f, b("first")}, {a, b("A")}, {f, b("second")}});
+  CHECK(d.synced.at(f).assignment == b("second"));
+}
+
 TEST_CASE("a late SyncGroup in a Stable group gets the stored assignment") {
   group_driver d;
   auto a = d.join_new();
