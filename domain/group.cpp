@@ -501,7 +501,7 @@ bool group::maybe_elect_new_joined_leader() {
 
 void group::init_next_generation(int64_t now_ms) {
   ++generation_;
-  clear_pending_sync();
+  num_pending_sync_ = 0; // the marks of the last generation are stale now
   if (!members_.empty()) {
     protocol_name_ = select_protocol();
     subscribed_topics_ = compute_subscribed_topics();
@@ -620,21 +620,13 @@ void group::set_assignment(const std::vector<sync_group_assignment>& given) {
 }
 
 void group::set_pending_sync(group_member& m, bool pending) {
-  if (m.pending_sync == pending)
+  if (pending_sync(m) == pending)
     return;
-  m.pending_sync = pending;
+  m.pending_sync_generation = pending ? generation_ : -1;
   if (pending)
     ++num_pending_sync_;
   else
     --num_pending_sync_;
-}
-
-void group::clear_pending_sync() {
-  if (num_pending_sync_ == 0)
-    return;
-  for (auto& [id, m] : members_)
-    m.pending_sync = false;
-  num_pending_sync_ = 0;
 }
 
 void group::on_group_stored(int32_t generation, error_code error,
@@ -689,16 +681,15 @@ void group::on_sync_timer(uint64_t epoch, int64_t now_ms) {
   // removed, and the rest rebalance without them.
   std::vector<std::string> expired;
   for (const auto& [id, m] : members_)
-    if (m.pending_sync)
+    if (pending_sync(m))
       expired.push_back(id);
   std::sort(expired.begin(), expired.end());
   std::string names;
   for (const auto& id : expired) {
     names += names.empty() ? id : ", " + id;
     stop_session(id);
-    remove_member(id);
+    remove_member(id); // each one no longer pending
   }
-  clear_pending_sync();
   maybe_prepare_rebalance(
     "removing " + names + " on pending sync request expiration", now_ms);
   try_complete_join(now_ms);
@@ -1148,7 +1139,7 @@ group_member& group::add_member(group_member m) {
   if (leader_.empty())
     leader_ = m.member_id;
   m.join_seq = next_join_seq_++;
-  m.pending_sync = false;
+  m.pending_sync_generation = -1;
   for (const auto& p : m.protocols)
     ++supported_protocols_[p.name];
   auto id = m.member_id;

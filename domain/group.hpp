@@ -49,9 +49,10 @@ struct group_member {
   int64_t last_heartbeat_ms = 0;
   bool awaiting_join = false;
   bool awaiting_sync = false;
-  /// Got its JoinGroup answer and has not sent SyncGroup yet (Kafka's
-  /// pendingSyncMembers).
-  bool pending_sync = false;
+  /// The generation whose JoinGroup answer it got without having sent
+  /// SyncGroup yet (Kafka's pendingSyncMembers), or -1: a new generation
+  /// makes every older mark stale without a walk over the members.
+  int32_t pending_sync_generation = -1;
   /// Joined during the current rebalance, not yet part of a generation.
   bool is_new = false;
 
@@ -373,8 +374,10 @@ private:
 
   /// Each member's assignment from the leader's SyncGroup.
   void set_assignment(const std::vector<sync_group_assignment>& given);
+  bool pending_sync(const group_member& m) const noexcept {
+    return m.pending_sync_generation == generation_;
+  }
   void set_pending_sync(group_member& m, bool pending);
-  void clear_pending_sync();
   void reset_and_propagate_assignment_error(error_code error);
   void propagate_assignment(error_code error, int64_t now_ms);
 
@@ -440,7 +443,7 @@ private:
   /// KIP-394: members that were handed an id and must rejoin with it,
   /// with the time they got it and their session timeout.
   std::unordered_map<std::string, std::pair<int64_t, int32_t>> pending_members_;
-  /// How many members are pending_sync.
+  /// How many members are pending SyncGroup in this generation.
   size_t num_pending_sync_ = 0;
 
   // Join timer: the initial rebalance delay (InitialDelayedJoin) or the

@@ -35,10 +35,7 @@ group_assignment assign_range(const partition_counts& topics,
   for (auto& [topic, subscribers] :
        detail::subscribers_by_topic(topics, members, order))
     assign_topic_range(topic, topics.at(topic), subscribers, lists);
-  auto result = detail::empty_assignment(members, order);
-  for (size_t rank = 0; rank < order.size(); ++rank)
-    result[members[order[rank]].member_id] = std::move(lists[rank]);
-  return result;
+  return detail::assignment_from(members, order, std::move(lists));
 }
 
 } // namespace troupe

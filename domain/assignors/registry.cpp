@@ -2,6 +2,7 @@
 #include "domain/assignors/member_order.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 #include <unordered_set>
 
@@ -52,9 +53,26 @@ subscribers_by_topic(const partition_counts& topics,
 group_assignment
 empty_assignment(const std::vector<member_subscription>& members,
                  const std::vector<size_t>& order) {
+  return assignment_from(members, order,
+                         std::vector<std::vector<topic_partition>>(
+                           order.size()));
+}
+
+group_assignment
+assignment_from(const std::vector<member_subscription>& members,
+                const std::vector<size_t>& order,
+                std::vector<std::vector<topic_partition>> lists) {
+  std::vector<size_t> ranks(order.size());
+  std::iota(ranks.begin(), ranks.end(), size_t{0});
+  auto by_id = [&](size_t x, size_t y) {
+    return members[order[x]].member_id < members[order[y]].member_id;
+  };
+  if (!std::is_sorted(ranks.begin(), ranks.end(), by_id))
+    std::sort(ranks.begin(), ranks.end(), by_id);
   group_assignment result;
-  for (auto i : order)
-    result.emplace(members[i].member_id, std::vector<topic_partition>{});
+  for (auto rank : ranks)
+    result.emplace_hint(result.end(), members[order[rank]].member_id,
+                        std::move(lists[rank]));
   return result;
 }
 

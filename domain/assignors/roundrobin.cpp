@@ -33,10 +33,7 @@ assign_roundrobin(const partition_counts& topics,
       lists[rank].push_back(topic_partition{topic, p});
       cursor = (rank + 1) % order.size();
     }
-  auto result = detail::empty_assignment(members, order);
-  for (size_t rank = 0; rank < order.size(); ++rank)
-    result[members[order[rank]].member_id] = std::move(lists[rank]);
-  return result;
+  return detail::assignment_from(members, order, std::move(lists));
 }
 
 } // namespace troupe
