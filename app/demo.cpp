@@ -260,7 +260,7 @@ int run_demo(caf::actor_system& sys, const cluster_config& config,
     c.session_timeout_ms = opt.session_timeout_ms;
     c.heartbeat_interval_ms = opt.heartbeat_interval_ms;
     c.max_poll_interval_ms = 30000;
-    return sys.spawn(consumer, c, node.brokers[i % node.brokers.size()],
+    return sys.spawn<consumer>(c, node.brokers[i % node.brokers.size()],
                      printer);
   };
   int exit_code = 0;

@@ -646,90 +646,17 @@ consumer_positions seek_partitions(consumer_ptr self,
   return out;
 }
 
-consumer_actor::behavior_type consumer(consumer_ptr self,
-                                       consumer_config config,
-                                       broker_actor bootstrap,
-                                       event_listener_actor listener) {
-  auto name = config.name;
-  return consumer_sharing_config(
-    self, std::make_shared<const consumer_config>(std::move(config)),
-    std::move(name), std::move(bootstrap), std::move(listener));
-}
+namespace {
 
-consumer_actor::behavior_type consumer_sharing_config(
-  consumer_ptr self, std::shared_ptr<const consumer_config> config,
-  std::string name, broker_actor bootstrap, event_listener_actor listener) {
-  auto& st = self->state;
-  st.cooperative =
-    protocol_of(config->assignors) == rebalance_protocol::cooperative;
-  st.config = std::move(config);
-  st.display_name = std::move(name);
-  st.coordinators.bootstrap(std::move(bootstrap));
-  for (auto& b : st.config->bootstrap_servers)
-    learn_broker(self, caf::actor_cast<caf::actor>(b));
-  st.listener = std::move(listener);
-  // However the consumer ends, the shared ticker forgets it.
-  if (st.config->heartbeat_ticker)
-    self->attach_functor([t = st.config->heartbeat_ticker, id = self->id()] {
-      caf::anon_send(t, ticker_leave_atom::value, id);
-    });
-  if (st.config->manual_assignment) {
-    st.manual = true;
-    assign_partitions(self, st.config->assignment);
-  } else if (st.config->group_protocol == "consumer") {
-    return consumer_group_member(self);
-  } else {
-    discover(self);
-  }
+thread_local consumer* running_consumer = nullptr;
+
+/// The classic protocol's handlers, one copy for every consumer.
+consumer_actor::behavior_type classic_behavior() {
+  // The heartbeat tick first: CAF 0.17 tries a behaviour's handlers in
+  // order, comparing types, and it is by far the most frequent message.
   return {
-    [self](consumer_status_request&) { return status_of(self->state); },
-    [self](consumer_commit& req) -> caf::result<offset_commit_response> {
-      auto& st = self->state;
-      offset_commit_request out;
-      out.group_id = st.config->group_id;
-      out.member_id = st.member_id;
-      out.group_instance_id = st.config->group_instance_id;
-      out.partitions = std::move(req.offsets);
-      auto rp = self->make_response_promise<offset_commit_response>();
-      send_commit(self, {std::move(out), rp,
-                         now_ms(self) + st.config->request_timeout_ms});
-      return rp;
-    },
-    [self](consumer_close&) -> caf::result<consumer_status> {
-      auto& st = self->state;
-      stop_heartbeats(self);
-      ++st.join_epoch;
-      ++st.rejoin_epoch;
-      if (!st.owned.empty())
-        emit(self, consumer_event_kind::revoked, std::exchange(st.owned, {}));
-      drop_commits(self, error_code::coordinator_not_available);
-      auto rp = self->make_response_promise<consumer_status>();
-      auto finish = [self, rp]() mutable {
-        self->state.phase = consumer_phase::closed;
-        emit(self, consumer_event_kind::left);
-        rp.deliver(status_of(self->state));
-        self->quit();
-      };
-      // KIP-345: a static member does not leave on close; its session
-      // timeout decides.
-      if (!st.coordinator || st.member_id.empty()
-          || !st.config->group_instance_id.empty()) {
-        finish();
-        return rp;
-      }
-      leave_group_request leave{st.config->group_id, {{st.member_id, {}}}};
-      self->request(st.group, ms(st.config->request_timeout_ms), leave)
-        .then([finish](leave_group_response&) mutable { finish(); },
-              [finish](caf::error&) mutable { finish(); });
-      return rp;
-    },
-    [self](consumer_crash&) { self->quit(); },
-    [self](consumer_assign& req) {
-      return assign_partitions(self, std::move(req.partitions));
-    },
-    [self](consumer_seek& req) { return seek_partitions(self, req.positions); },
-    [self](consumer_positions_request&) { return positions_of(self->state); },
-    [self](heartbeat_tick& t) {
+    [](heartbeat_tick& t) {
+      auto self = consumer::current();
       auto& st = self->state;
       if (t.epoch != st.heartbeat_epoch)
         return;
@@ -778,12 +705,134 @@ consumer_actor::behavior_type consumer_sharing_config(
               coordinator_unknown(self);
           });
     },
-    [self](rejoin_tick& t) {
+    [](consumer_status_request&) {
+      auto self = consumer::current();
+      return status_of(self->state);
+    },
+    [](consumer_commit& req) -> caf::result<offset_commit_response> {
+      auto self = consumer::current();
+      auto& st = self->state;
+      offset_commit_request out;
+      out.group_id = st.config->group_id;
+      out.member_id = st.member_id;
+      out.group_instance_id = st.config->group_instance_id;
+      out.partitions = std::move(req.offsets);
+      auto rp = self->make_response_promise<offset_commit_response>();
+      send_commit(self, {std::move(out), rp,
+                         now_ms(self) + st.config->request_timeout_ms});
+      return rp;
+    },
+    [](consumer_close&) -> caf::result<consumer_status> {
+      auto self = consumer::current();
+      auto& st = self->state;
+      stop_heartbeats(self);
+      ++st.join_epoch;
+      ++st.rejoin_epoch;
+      if (!st.owned.empty())
+        emit(self, consumer_event_kind::revoked, std::exchange(st.owned, {}));
+      drop_commits(self, error_code::coordinator_not_available);
+      auto rp = self->make_response_promise<consumer_status>();
+      auto finish = [self, rp]() mutable {
+        self->state.phase = consumer_phase::closed;
+        emit(self, consumer_event_kind::left);
+        rp.deliver(status_of(self->state));
+        self->quit();
+      };
+      // KIP-345: a static member does not leave on close; its session
+      // timeout decides.
+      if (!st.coordinator || st.member_id.empty()
+          || !st.config->group_instance_id.empty()) {
+        finish();
+        return rp;
+      }
+      leave_group_request leave{st.config->group_id, {{st.member_id, {}}}};
+      self->request(st.group, ms(st.config->request_timeout_ms), leave)
+        .then([finish](leave_group_response&) mutable { finish(); },
+              [finish](caf::error&) mutable { finish(); });
+      return rp;
+    },
+    [](consumer_crash&) {
+      auto self = consumer::current();
+      self->quit();
+    },
+    [](consumer_assign& req) {
+      auto self = consumer::current();
+      return assign_partitions(self, std::move(req.partitions));
+    },
+    [](consumer_seek& req) {
+      auto self = consumer::current();
+      return seek_partitions(self, req.positions);
+    },
+    [](consumer_positions_request&) {
+      auto self = consumer::current();
+      return positions_of(self->state);
+    },
+    [](rejoin_tick& t) {
+      auto self = consumer::current();
       if (t.epoch == self->state.rejoin_epoch
           && self->state.phase != consumer_phase::failed)
         join(self);
     },
   };
+}
+
+} // namespace
+
+consumer::consumer(caf::actor_config& cfg, consumer_config config,
+                   broker_actor bootstrap, event_listener_actor listener)
+  : consumer(cfg, std::make_shared<const consumer_config>(config), config.name,
+             std::move(bootstrap), std::move(listener)) {
+  // nop
+}
+
+consumer::consumer(caf::actor_config& cfg,
+                   std::shared_ptr<const consumer_config> config,
+                   std::string name, broker_actor bootstrap,
+                   event_listener_actor listener)
+  : super(cfg) {
+  auto& st = state;
+  st.cooperative =
+    protocol_of(config->assignors) == rebalance_protocol::cooperative;
+  st.config = std::move(config);
+  st.display_name = std::move(name);
+  st.coordinators.bootstrap(std::move(bootstrap));
+  st.listener = std::move(listener);
+}
+
+consumer_ptr consumer::current() noexcept {
+  return running_consumer;
+}
+
+caf::resumable::resume_result consumer::resume(caf::execution_unit* ctx,
+                                               size_t max_throughput) {
+  auto outer = std::exchange(running_consumer, this);
+  auto result = super::resume(ctx, max_throughput);
+  running_consumer = outer;
+  return result;
+}
+
+consumer::behavior_type consumer::make_behavior() {
+  consumer_ptr self = this;
+  auto& st = state;
+  for (auto& b : st.config->bootstrap_servers)
+    learn_broker(self, caf::actor_cast<caf::actor>(b));
+  // However the consumer ends, the shared ticker forgets it.
+  if (st.config->heartbeat_ticker)
+    attach_functor([t = st.config->heartbeat_ticker, id = id()] {
+      caf::anon_send(t, ticker_leave_atom::value, id);
+    });
+  if (st.config->manual_assignment) {
+    st.manual = true;
+    assign_partitions(self, st.config->assignment);
+  } else if (st.config->group_protocol == "consumer") {
+    start_group_member(self);
+    static const behavior_type kip848 = group_member_behavior();
+    return kip848;
+  } else {
+    discover(self);
+  }
+  static const behavior_type classic = classic_behavior();
+  return classic;
 }
 
 } // namespace troupe

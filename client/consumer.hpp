@@ -75,9 +75,10 @@ struct consumer_config {
 /// listener.
 struct consumer_state {
   /// The settings, read-only once spawned: shared by every consumer spawned
-  /// from the same pointer (consumer_sharing_config), so that thousands of
-  /// members of one group in one process (the stress harness) hold one copy
-  /// instead of each its own 360 bytes plus strings (docs/ARCHITECTURE.md §8).
+  /// from the same pointer (`spawn<consumer>(shared_config, ...)`), so that
+  /// thousands of members of one group in one process (the stress harness)
+  /// hold one copy instead of each its own 360 bytes plus strings
+  /// (docs/ARCHITECTURE.md §8).
   std::shared_ptr<const consumer_config> config;
   /// This consumer's name (its config's, unless spawned sharing a config).
   std::string display_name;
@@ -160,25 +161,48 @@ struct consumer_state {
 
 using consumer_ptr = consumer_actor::stateful_pointer<consumer_state>;
 
-/// The consumer of either group protocol (consumer_config.group_protocol).
-consumer_actor::behavior_type consumer(consumer_ptr self,
-                                       consumer_config config,
-                                       broker_actor bootstrap,
-                                       event_listener_actor listener);
+/// The consumer of either group protocol (consumer_config.group_protocol),
+/// spawned as `sys.spawn<consumer>(config, bootstrap, listener)`, or with
+/// settings it shares with others (`sys.spawn<consumer>(shared_config,
+/// name, bootstrap, listener)`; `name` replaces the config's: events and
+/// logs tell the consumers apart by it).
+///
+/// Every consumer of a protocol runs one shared behaviour: its handlers
+/// find their consumer through current(), which resume() sets while the
+/// consumer runs on a thread, where a behaviour of its own (nine handlers,
+/// each holding `self`) cost each consumer about 450 bytes
+/// (docs/ARCHITECTURE.md §8). Replies to requests (`then`) still hold
+/// `self`: they live only while a request is in flight.
+class consumer : public consumer_actor::stateful_base<consumer_state> {
+public:
+  using super = consumer_actor::stateful_base<consumer_state>;
 
-/// The same consumer, reading settings it shares with others; `name`
-/// replaces the config's (events and logs tell the consumers apart by it).
-consumer_actor::behavior_type consumer_sharing_config(
-  consumer_ptr self, std::shared_ptr<const consumer_config> config,
-  std::string name, broker_actor bootstrap, event_listener_actor listener);
+  consumer(caf::actor_config& cfg, consumer_config config,
+           broker_actor bootstrap, event_listener_actor listener);
 
-/// The consumer with group.protocol=consumer (Kafka's AsyncKafkaConsumer
-/// with its ConsumerMembershipManager): heartbeats with the member epoch,
+  consumer(caf::actor_config& cfg,
+           std::shared_ptr<const consumer_config> config, std::string name,
+           broker_actor bootstrap, event_listener_actor listener);
+
+  behavior_type make_behavior() override;
+
+  resume_result resume(caf::execution_unit* ctx,
+                       size_t max_throughput) override;
+
+  /// The consumer whose handler runs on this thread (null outside one).
+  static consumer_ptr current() noexcept;
+};
+
+/// The KIP-848 side of make_behavior (Kafka's AsyncKafkaConsumer with its
+/// ConsumerMembershipManager): heartbeats with the member epoch,
 /// reconciles each new assignment (revoke first, then assign, then
 /// acknowledge), rejoins with epoch 0 when fenced, leaves with epoch -1,
-/// commits with the member epoch. consumer() runs it for that protocol;
-/// `self` has its config and brokers set.
-consumer_actor::behavior_type consumer_group_member(consumer_ptr self);
+/// commits with the member epoch. `self` has its config and brokers set;
+/// this makes up the member and looks for the coordinator.
+void start_group_member(consumer_ptr self);
+
+/// The handlers of every KIP-848 consumer (client/consumer_group_member.cpp).
+consumer_actor::behavior_type group_member_behavior();
 
 // -- shared by both protocols (client/consumer.cpp) ------------------------------
 

@@ -315,7 +315,7 @@ void resend_commits(consumer_ptr self) {
 
 } // namespace
 
-consumer_actor::behavior_type consumer_group_member(consumer_ptr self) {
+void start_group_member(consumer_ptr self) {
   auto& st = self->state;
   membership_config mc;
   mc.group_id = st.config->group_id;
@@ -333,9 +333,16 @@ consumer_actor::behavior_type consumer_group_member(consumer_ptr self) {
   st.protocol = st.config->group_remote_assignor;
   sync_status(self);
   discover_coordinator(self);
+}
+
+consumer_actor::behavior_type group_member_behavior() {
   return {
-    [self](consumer_status_request&) { return status_of(self->state); },
-    [self](consumer_commit& req) -> caf::result<offset_commit_response> {
+    [](consumer_status_request&) {
+      auto self = consumer::current();
+      return status_of(self->state);
+    },
+    [](consumer_commit& req) -> caf::result<offset_commit_response> {
+      auto self = consumer::current();
       auto& st = self->state;
       offset_commit_request out;
       out.group_id = st.config->group_id;
@@ -346,7 +353,8 @@ consumer_actor::behavior_type consumer_group_member(consumer_ptr self) {
                          now_ms(self) + st.config->request_timeout_ms});
       return rp;
     },
-    [self](consumer_close&) -> caf::result<consumer_status> {
+    [](consumer_close&) -> caf::result<consumer_status> {
+      auto self = consumer::current();
       auto& st = self->state;
       auto rp = self->make_response_promise<consumer_status>();
       st.closing = rp;
@@ -365,19 +373,31 @@ consumer_actor::behavior_type consumer_group_member(consumer_ptr self) {
       send_heartbeat(self);
       return rp;
     },
-    [self](consumer_crash&) { self->quit(); },
+    [](consumer_crash&) {
+      auto self = consumer::current();
+      self->quit();
+    },
     // A subscribed consumer cannot assign() (INVALID_REQUEST); seek and
     // positions work on what the member owns, as with the classic protocol.
-    [self](consumer_assign& req) {
+    [](consumer_assign& req) {
+      auto self = consumer::current();
       return assign_partitions(self, std::move(req.partitions));
     },
-    [self](consumer_seek& req) { return seek_partitions(self, req.positions); },
-    [self](consumer_positions_request&) { return positions_of(self->state); },
-    [self](heartbeat_tick& t) {
+    [](consumer_seek& req) {
+      auto self = consumer::current();
+      return seek_partitions(self, req.positions);
+    },
+    [](consumer_positions_request&) {
+      auto self = consumer::current();
+      return positions_of(self->state);
+    },
+    [](heartbeat_tick& t) {
+      auto self = consumer::current();
       if (t.epoch == self->state.heartbeat_epoch)
         send_heartbeat(self);
     },
-    [self](rejoin_tick& t) {
+    [](rejoin_tick& t) {
+      auto self = consumer::current();
       if (t.epoch == self->state.rejoin_epoch
           && self->state.phase != consumer_phase::failed)
         discover_coordinator(self);

@@ -320,7 +320,15 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
     tear_down(self, error_code::not_coordinator, msg.reason);
   });
   apply_effects(self); // the sessions of restored members
+  // Heartbeats first: CAF 0.17 tries a behaviour's handlers in order,
+  // comparing types, and they are by far the most frequent request.
   return {
+    [self](heartbeat_request& req) {
+      count(metrics().heartbeats);
+      auto res = self->state.g->heartbeat(req, wall_now_ms(self));
+      apply_effects(self);
+      return res;
+    },
     [self](join_group_request& req) -> caf::result<join_group_response> {
       count(metrics().joins);
       metrics().last_join_ns.store(
@@ -347,12 +355,6 @@ group_coordinator(group_coordinator_ptr self, std::string group_id,
       }
       apply_effects(self);
       return std::move(*res.answer);
-    },
-    [self](heartbeat_request& req) {
-      count(metrics().heartbeats);
-      auto res = self->state.g->heartbeat(req, wall_now_ms(self));
-      apply_effects(self);
-      return res;
     },
     [self](leave_group_request& req) {
       count(metrics().leaves);

@@ -401,7 +401,7 @@ private:
         std::to_string(i) + "." + std::to_string(state_->members[i].version);
     }
     consumers_[i] =
-      sys_.spawn(consumer_sharing_config, config_of(group), std::move(name),
+      sys_.spawn<consumer>(config_of(group), std::move(name),
                  node_.brokers[i % node_.brokers.size()], tracker_);
   }
 

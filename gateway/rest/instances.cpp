@@ -628,7 +628,7 @@ consumer_actor spawn_consumer_for(registry_ptr self, const instance& inst) {
   } else {
     c.topics = inst.topics;
   }
-  return self->spawn(consumer, c, self->state.cluster->bootstrap(),
+  return self->spawn<consumer>(c, self->state.cluster->bootstrap(),
                      event_listener_actor{});
 }
 

@@ -225,7 +225,7 @@ void join(hub_ptr self, uint64_t id, member& m, const pb::WsRequest& req) {
   m.session_timeout_ms = c.session_timeout_ms;
   event_listener_actor listener = self;
   c.bootstrap_servers = st.cluster->broker_handles();
-  m.consumer = self->spawn(consumer, c, st.cluster->bootstrap(), listener);
+  m.consumer = self->spawn<consumer>(c, st.cluster->bootstrap(), listener);
   arm_session(self, id, m);
 }
 

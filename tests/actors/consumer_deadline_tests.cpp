@@ -79,7 +79,7 @@ struct deadline_fixture : test::sim_fixture {
     c.max_poll_interval_ms = 20000;
     c.request_timeout_ms = 10000;
     c.retry_backoff_ms = 100;
-    auto a = sys.spawn(consumer, c,
+    auto a = sys.spawn<consumer>(c,
                        caf::actor_cast<broker_actor>(coordinator), listener);
     to_stop.push_back(caf::actor_cast<caf::actor>(a));
     run();

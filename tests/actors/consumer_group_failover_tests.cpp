@@ -191,7 +191,7 @@ TEST_CASE("consumer-protocol members keep their epoch and partitions across "
     c.group_protocol = "consumer";
     c.max_poll_interval_ms = 20000;
     members.push_back(
-      fx.sys.spawn(consumer, c, fx.broker((old + 1) % 3), fx.listener));
+      fx.sys.spawn<consumer>(c, fx.broker((old + 1) % 3), fx.listener));
     fx.to_stop.push_back(caf::actor_cast<caf::actor>(members.back()));
   }
   auto statuses = [&] {

@@ -49,7 +49,7 @@ struct member_fixture : test::sim_fixture {
     c.session_timeout_ms = 10000;
     c.heartbeat_interval_ms = 3000;
     c.max_poll_interval_ms = 20000;
-    auto a = sys.spawn(consumer, c, node.brokers[1], listener);
+    auto a = sys.spawn<consumer>(c, node.brokers[1], listener);
     consumers.push_back(a);
     to_stop.push_back(caf::actor_cast<caf::actor>(a));
     run();

@@ -38,7 +38,7 @@ struct positions_fixture : test::sim_fixture {
     c.assignment = std::move(parts);
     c.session_timeout_ms = 10000;
     c.heartbeat_interval_ms = 3000;
-    auto a = sys.spawn(consumer, c, node.brokers[0], listener);
+    auto a = sys.spawn<consumer>(c, node.brokers[0], listener);
     to_stop.push_back(caf::actor_cast<caf::actor>(a));
     run();
     return a;
@@ -133,7 +133,7 @@ TEST_CASE_METHOD(positions_fixture,
   other.topics = {"orders"};
   other.session_timeout_ms = 10000;
   other.heartbeat_interval_ms = 3000;
-  auto o = sys.spawn(consumer, other, node.brokers[1], listener);
+  auto o = sys.spawn<consumer>(other, node.brokers[1], listener);
   to_stop.push_back(caf::actor_cast<caf::actor>(o));
   advance(12000, 50);
   REQUIRE(status(c).assignment.size() == 2);

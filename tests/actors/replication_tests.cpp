@@ -593,7 +593,7 @@ TEST_CASE("a coordinator move keeps the group: members go on heartbeating "
     c.session_timeout_ms = 10000;
     c.heartbeat_interval_ms = 1000;
     c.max_poll_interval_ms = 20000;
-    members.push_back(fx.sys.spawn(consumer, c, bootstrap, fx.listener));
+    members.push_back(fx.sys.spawn<consumer>(c, bootstrap, fx.listener));
     fx.to_stop.push_back(caf::actor_cast<caf::actor>(members.back()));
   }
   auto statuses = [&] {
@@ -710,7 +710,7 @@ TEST_CASE("seeded random broker stops and restarts during acks=all produce "
     c.max_poll_interval_ms = 10000;
     c.request_timeout_ms = 5000;
     c.bootstrap_servers = fx.node.brokers;
-    members.push_back(fx.sys.spawn(consumer, c, fx.broker(i), fx.listener));
+    members.push_back(fx.sys.spawn<consumer>(c, fx.broker(i), fx.listener));
     fx.to_stop.push_back(caf::actor_cast<caf::actor>(members.back()));
   }
   std::map<int64_t, std::string> acked; // offset -> value
