@@ -69,9 +69,9 @@ struct deadline_fixture : test::sim_fixture {
     run();
   }
 
-  consumer_actor start() {
+  consumer_actor start(std::string name = "c1") {
     consumer_config c;
-    c.name = "c1";
+    c.name = std::move(name);
     c.group_id = "billing";
     c.topics = {"orders"};
     c.assignors = {"range"};
@@ -141,4 +141,26 @@ TEST_CASE("an unanswered SyncGroup times out at request.timeout.ms while the "
   CHECK(fx.seen->finds == 2);
   CHECK(fx.seen->joins == 2);
   CHECK(fx.request_timeouts() == 0);
+}
+
+TEST_CASE("consumers sharing one behaviour each answer for themselves") {
+  // Every classic consumer runs the same handlers; each finds its own
+  // state through consumer::current(), set only while it runs.
+  deadline_fixture fx;
+  fx.seen->answer_joins = true;
+  auto a = fx.start("alpha");
+  auto b = fx.start("beta");
+  auto c = fx.start("gamma");
+  CHECK(consumer::current() == nullptr);
+  fx.advance(3'000, 1000);
+  for (auto& [who, name] : {std::pair{a, "alpha"}, std::pair{b, "beta"},
+                            std::pair{c, "gamma"}}) {
+    auto status = fx.ask<consumer_status>(who, consumer_status_request{});
+    REQUIRE(status.ready());
+    CHECK(status.get().consumer == name);
+    CHECK(status.get().state == consumer_phase::syncing);
+  }
+  // Each one's ticks heartbeat for it: three members, one tick each.
+  CHECK(fx.seen->heartbeats == 3);
+  CHECK(consumer::current() == nullptr);
 }
