@@ -705,10 +705,7 @@ consumer_actor::behavior_type classic_behavior() {
               coordinator_unknown(self);
           });
     },
-    [](consumer_status_request&) {
-      auto self = consumer::current();
-      return status_of(self->state);
-    },
+    consumer_handlers::status,
     [](consumer_commit& req) -> caf::result<offset_commit_response> {
       auto self = consumer::current();
       auto& st = self->state;
@@ -751,22 +748,10 @@ consumer_actor::behavior_type classic_behavior() {
               [finish](caf::error&) mutable { finish(); });
       return rp;
     },
-    [](consumer_crash&) {
-      auto self = consumer::current();
-      self->quit();
-    },
-    [](consumer_assign& req) {
-      auto self = consumer::current();
-      return assign_partitions(self, std::move(req.partitions));
-    },
-    [](consumer_seek& req) {
-      auto self = consumer::current();
-      return seek_partitions(self, req.positions);
-    },
-    [](consumer_positions_request&) {
-      auto self = consumer::current();
-      return positions_of(self->state);
-    },
+    consumer_handlers::crash,
+    consumer_handlers::assign,
+    consumer_handlers::seek,
+    consumer_handlers::positions,
     [](rejoin_tick& t) {
       auto self = consumer::current();
       if (t.epoch == self->state.rejoin_epoch

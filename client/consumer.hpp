@@ -233,4 +233,24 @@ consumer_positions seek_partitions(consumer_ptr self,
 /// every assignor supports it.
 rebalance_protocol protocol_of(const std::vector<std::string>& assignors);
 
+/// The handlers both protocols' behaviours share, each finding its
+/// consumer through consumer::current().
+namespace consumer_handlers {
+
+inline const auto status = [](consumer_status_request&) {
+  return status_of(consumer::current()->state);
+};
+inline const auto crash = [](consumer_crash&) { consumer::current()->quit(); };
+inline const auto assign = [](consumer_assign& req) {
+  return assign_partitions(consumer::current(), std::move(req.partitions));
+};
+inline const auto seek = [](consumer_seek& req) {
+  return seek_partitions(consumer::current(), req.positions);
+};
+inline const auto positions = [](consumer_positions_request&) {
+  return positions_of(consumer::current()->state);
+};
+
+} // namespace consumer_handlers
+
 } // namespace troupe

@@ -337,10 +337,7 @@ void start_group_member(consumer_ptr self) {
 
 consumer_actor::behavior_type group_member_behavior() {
   return {
-    [](consumer_status_request&) {
-      auto self = consumer::current();
-      return status_of(self->state);
-    },
+    consumer_handlers::status,
     [](consumer_commit& req) -> caf::result<offset_commit_response> {
       auto self = consumer::current();
       auto& st = self->state;
@@ -373,24 +370,12 @@ consumer_actor::behavior_type group_member_behavior() {
       send_heartbeat(self);
       return rp;
     },
-    [](consumer_crash&) {
-      auto self = consumer::current();
-      self->quit();
-    },
+    consumer_handlers::crash,
     // A subscribed consumer cannot assign() (INVALID_REQUEST); seek and
     // positions work on what the member owns, as with the classic protocol.
-    [](consumer_assign& req) {
-      auto self = consumer::current();
-      return assign_partitions(self, std::move(req.partitions));
-    },
-    [](consumer_seek& req) {
-      auto self = consumer::current();
-      return seek_partitions(self, req.positions);
-    },
-    [](consumer_positions_request&) {
-      auto self = consumer::current();
-      return positions_of(self->state);
-    },
+    consumer_handlers::assign,
+    consumer_handlers::seek,
+    consumer_handlers::positions,
     [](heartbeat_tick& t) {
       auto self = consumer::current();
       if (t.epoch == self->state.heartbeat_epoch)
