@@ -30,6 +30,11 @@
 using namespace troupe;
 using namespace troupe::stress;
 
+// jemalloc's control interface, when the harness runs on jemalloc (a weak
+// reference: null under another allocator).
+extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp,
+                       void* newp, size_t newlen) __attribute__((weak));
+
 namespace {
 
 struct options {
@@ -103,15 +108,6 @@ double rss_bytes() {
   return static_cast<double>(resident)
          * static_cast<double>(sysconf(_SC_PAGESIZE));
 }
-
-} // namespace
-
-// jemalloc's control interface, when the harness runs on jemalloc (a weak
-// reference: null under another allocator).
-extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp,
-                       void* newp, size_t newlen) __attribute__((weak));
-
-namespace {
 
 /// Resident bytes once jemalloc has returned every free page it holds to
 /// the kernel (arena.<all>.purge); negative without jemalloc.
